@@ -1,0 +1,311 @@
+"""Classic and Pictures: two teams, one key, and the variants the rulebooks offer for them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from engine.errors import (
+    ClueExpected,
+    EmptyClue,
+    GuessExpected,
+    MustGuessOnce,
+    NotAllowedInThisGame,
+    NumberOutOfRange,
+    WrongPhase,
+)
+from engine.events import Event, EventType
+from engine.game import BaseState, Game, Phase
+from engine.model import (
+    COMPETITIVE_COUNTS,
+    Clue,
+    EndReason,
+    Identity,
+    Team,
+    TurnEndReason,
+    Winner,
+)
+
+MAX_CLUE_NUMBER: Final = 9
+"""Competitive clue numbers run from 0 to 9, or unlimited."""
+
+
+@dataclass
+class CompetitiveState(BaseState):
+    team: Team = Team.RED
+    revealed: dict[int, Identity] = field(default_factory=dict)
+    sudden_death: bool = False  # Assassin Ending: the assassin was found before all own agents
+    penalty_for: Team | None = None  # this team's spymaster may cover one own agent before its clue
+
+
+class CompetitiveGame(Game[CompetitiveState]):
+    """Red against blue (or one team against a simulated opponent)."""
+
+    state_class = CompetitiveState
+
+    def _initial_state(self) -> CompetitiveState:
+        assert self.board.starting_team is not None  # the board validated it
+        return CompetitiveState(team=self.board.starting_team)
+
+    def _start_fields(self) -> dict[str, Any]:
+        return {
+            **super()._start_fields(),
+            "starting_team": self.board.starting_team.value if self.board.starting_team else None,
+        }
+
+    # ---- queries -------------------------------------------------------------------------
+
+    @property
+    def team(self) -> Team:
+        return self.state.team
+
+    @property
+    def players_team(self) -> Team:
+        """In co-op, the team the players are on: the starting team."""
+        assert self.board.starting_team is not None
+        return self.board.starting_team
+
+    def is_covered(self, index: int) -> bool:
+        return index in self.state.revealed
+
+    def agents_total(self, team: Team) -> int:
+        counts = COMPETITIVE_COUNTS[self.board.grid]
+        return counts.starting_agents if team is self.board.starting_team else counts.other_agents
+
+    def agents_left(self, team: Team) -> int:
+        found = sum(1 for identity in self.state.revealed.values() if identity is Identity.of_team(team))
+        return self.agents_total(team) - found
+
+    def guesses_left(self) -> int | None:
+        """None when the clue lifts the limit (0, unlimited, sudden death)."""
+        clue = self.state.clue
+        if clue is None or not clue.limits_guesses or self.state.sudden_death:
+            return None
+        assert clue.number is not None
+        return clue.number + 1 - self.state.guesses_this_turn
+
+    # ---- actions -------------------------------------------------------------------------
+
+    def give_clue(self, word: str, number: int | None) -> list[Event]:
+        """The spymaster of the team to play says one word and one number (None: unlimited).
+
+        Legality is the host's to settle first (`check_clue`, then the opposing spymaster for a
+        doubtful one): an accepted clue stands, as the rulebooks say.
+        """
+        self._require_clue_phase()
+        word = word.strip()
+        if not word:
+            raise EmptyClue()
+        if number is not None and not 0 <= number <= MAX_CLUE_NUMBER:
+            raise NumberOutOfRange(number=number, low=0, high=MAX_CLUE_NUMBER)
+        return [self._emit(EventType.CLUE, by=self.team.value, word=word, number=Clue(word, number).number_text)]
+
+    def reject_clue(self, word: str, reason: str) -> list[Event]:
+        """An invalid clue: with the penalty, the turn ends and the other spymaster may cover one card."""
+        self._require_clue_phase()
+        events = [self._emit(EventType.CLUE_REJECTED, by=self.team.value, word=word.strip(), reason=reason)]
+        if self.variants.invalid_clue_penalty:
+            events.append(self._end_turn(TurnEndReason.PENALTY))
+        return events
+
+    def penalty_cover(self, card: str) -> list[Event]:
+        """After the other team's invalid clue, this spymaster covers one of their own agents."""
+        if self.state.penalty_for is not self.team or self.state.phase is not Phase.CLUE:
+            raise NotAllowedInThisGame(detail="there is no penalty card to cover now")
+        index = self.card_index(card)
+        if self.board.key[index] is not Identity.of_team(self.team):
+            raise NotAllowedInThisGame(detail=f"only one of {self.team.value}'s own agents can be covered")
+        events = [
+            self._emit(
+                EventType.COVER,
+                by=self.team.value,
+                card=self.board.cards[index],
+                identity=self.board.key[index].value,
+                reason="penalty",
+            )
+        ]
+        events += self._check_all_found()
+        return events
+
+    def simulated_cover(self, card: str) -> list[Event]:
+        """Co-op: the spymaster covers one enemy agent for the simulated team's turn."""
+        if self.state.phase is not Phase.SIMULATED_TURN:
+            raise NotAllowedInThisGame(detail="the simulated team is not playing now")
+        enemy = self.players_team.other
+        index = self.card_index(card)
+        if self.board.key[index] is not Identity.of_team(enemy):
+            raise NotAllowedInThisGame(detail=f"the simulated team covers one of its own {enemy.value} agents")
+        events = [
+            self._emit(
+                EventType.COVER,
+                by=enemy.value,
+                card=self.board.cards[index],
+                identity=self.board.key[index].value,
+                reason="simulated",
+            )
+        ]
+        if self.agents_left(enemy) == 0:
+            events.append(self._game_over(Winner.NONE, EndReason.ALL_FOUND))
+        else:
+            events.append(self._emit(EventType.TURN_ENDED, by=enemy.value, reason=TurnEndReason.PASSED.value))
+        return events
+
+    def simulated_choices(self) -> list[str]:
+        """Cards the simulated team may cover, in board order (the host may pick at random)."""
+        enemy = Identity.of_team(self.players_team.other)
+        return [
+            card
+            for index, card in enumerate(self.board.cards)
+            if self.board.key[index] is enemy and not self.is_covered(index)
+        ]
+
+    def guess(self, card: str) -> list[Event]:
+        """An operative touches a card: reveal it and apply what follows."""
+        self._require_running()
+        if self.state.phase is Phase.CLUE:
+            raise ClueExpected(by=self.team.value)
+        if self.state.phase is not Phase.GUESS:
+            raise WrongPhase(detail="nobody guesses now")
+        index = self.card_index(card)
+        identity = self.board.key[index]
+        team = self.team
+        events = [self._emit(EventType.GUESS, by=team.value, card=self.board.cards[index], identity=identity.value)]
+        own = identity is Identity.of_team(team)
+        if self.state.sudden_death:
+            if not own:
+                events.append(self._game_over(self._loser_result(team), EndReason.SUDDEN_DEATH))
+            elif self.agents_left(team) == 0:
+                events.append(self._game_over(self._winner_result(team), EndReason.SUDDEN_DEATH))
+            return events
+        if identity is Identity.ASSASSIN:
+            events += self._assassin_found(team)
+            return events
+        finished = self._check_all_found()
+        if finished:
+            return events + finished
+        if not own:
+            events.append(self._end_turn(TurnEndReason.WRONG_GUESS))
+        elif self.guesses_left() == 0:
+            events.append(self._end_turn(TurnEndReason.LIMIT))
+        return events
+
+    def end_turn(self) -> list[Event]:
+        """The operatives stop guessing (only after at least one guess)."""
+        self._require_running()
+        if self.state.phase is Phase.CLUE:
+            raise ClueExpected(by=self.team.value)
+        if self.state.guesses_this_turn == 0 and not self.state.sudden_death:
+            raise MustGuessOnce()
+        if self.state.sudden_death:
+            result = (
+                self._winner_result(self.team) if self.agents_left(self.team) == 0 else self._loser_result(self.team)
+            )
+            return [self._game_over(result, EndReason.SUDDEN_DEATH)]
+        return [self._end_turn(TurnEndReason.PASSED)]
+
+    def timer_expired(self) -> list[Event]:
+        """The sand timer ran out; with the house rule, the guessing ends (after one guess at least)."""
+        self._require_running()
+        if (
+            not self.variants.timer_ends_turn
+            or self.state.phase is not Phase.GUESS
+            or self.state.guesses_this_turn == 0
+            or self.state.sudden_death
+        ):
+            return []
+        return [self._end_turn(TurnEndReason.TIMER)]
+
+    # ---- consequences --------------------------------------------------------------------
+
+    def _require_clue_phase(self) -> None:
+        self._require_running()
+        if self.state.phase is Phase.GUESS or self.state.phase is Phase.SUDDEN_DEATH:
+            raise GuessExpected()
+        if self.state.phase is Phase.SIMULATED_TURN:
+            raise NotAllowedInThisGame(detail="first cover one card for the simulated team")
+
+    def _assassin_found(self, team: Team) -> list[Event]:
+        if not self.variants.assassin_ending:
+            return [self._game_over(self._loser_result(team), EndReason.ASSASSIN)]
+        if self.agents_left(team) == 0:
+            return [self._game_over(self._winner_result(team), EndReason.ASSASSIN)]
+        return [self._emit(EventType.SUDDEN_DEATH, by=team.value)]
+
+    def _check_all_found(self) -> list[Event]:
+        """A team with all agents covered wins at once, on either team's turn (not with Assassin Ending)."""
+        if self.variants.assassin_ending:
+            return []
+        for team in (self.team, self.team.other):
+            if self.agents_left(team) == 0:
+                if self.variants.coop:
+                    won = team is self.players_team
+                    return [self._game_over(Winner.PLAYERS if won else Winner.NONE, EndReason.ALL_FOUND)]
+                return [self._game_over(Winner.of_team(team), EndReason.ALL_FOUND)]
+        return []
+
+    def _winner_result(self, team: Team) -> Winner:
+        return Winner.PLAYERS if self.variants.coop else Winner.of_team(team)
+
+    def _loser_result(self, team: Team) -> Winner:
+        return Winner.NONE if self.variants.coop else Winner.of_team(team.other)
+
+    def _end_turn(self, reason: TurnEndReason) -> Event:
+        return self._emit(EventType.TURN_ENDED, by=self.team.value, reason=reason.value)
+
+    def _game_over(self, winner: Winner, reason: EndReason) -> Event:
+        fields: dict[str, Any] = {"winner": winner.value, "reason": reason.value}
+        if self.variants.coop and winner is Winner.PLAYERS:
+            fields["score"] = self.agents_left(self.players_team.other)
+        return self._emit(EventType.GAME_OVER, **fields)
+
+    # ---- the fold ------------------------------------------------------------------------
+
+    def _apply_event(self, event: Event) -> None:
+        state = self.state
+        kind = event.type
+        if kind is EventType.GAME_STARTED:
+            state.phase = Phase.CLUE
+        elif kind is EventType.CLUE:
+            self._expect_team(event)
+            number = event["number"]
+            clue = Clue(event["word"], None if number == "unlimited" else int(number))
+            state.clue, state.guesses_this_turn, state.phase = clue, 0, Phase.GUESS
+            state.clues.append((event["by"], clue))
+            state.penalty_for = None
+        elif kind is EventType.CLUE_REJECTED:
+            self._expect_team(event)
+        elif kind is EventType.GUESS or kind is EventType.COVER:
+            index = self.board.index_of(event["card"])
+            if index is None or index in state.revealed or self.board.key[index].value != event["identity"]:
+                raise ValueError(f"{event['card']} cannot be revealed as {event['identity']} here")
+            state.revealed[index] = self.board.key[index]
+            if kind is EventType.GUESS:
+                state.guesses_this_turn += 1
+            elif event["reason"] == "penalty":
+                state.penalty_for = None
+        elif kind is EventType.SUDDEN_DEATH:
+            state.sudden_death = True
+        elif kind is EventType.TURN_ENDED:
+            self._apply_turn_end(event)
+        elif kind is EventType.GAME_OVER:
+            state.phase, state.winner = Phase.OVER, Winner(event["winner"])
+            state.end_reason, state.score = EndReason(event["reason"]), event.get("score")
+        else:
+            raise ValueError(f"{kind.value} is not an event of a competitive game")
+
+    def _apply_turn_end(self, event: Event) -> None:
+        state = self.state
+        ended_by = Team(event["by"])
+        state.clue, state.guesses_this_turn = None, 0
+        if self.variants.coop and ended_by is self.players_team:
+            state.phase, state.team = Phase.SIMULATED_TURN, ended_by.other
+        elif self.variants.coop:
+            state.phase, state.team = Phase.CLUE, self.players_team
+        else:
+            state.phase, state.team = Phase.CLUE, ended_by.other
+        if event["reason"] == TurnEndReason.PENALTY.value and not self.variants.coop:
+            state.penalty_for = ended_by.other
+
+    def _expect_team(self, event: Event) -> None:
+        if event["by"] != self.state.team.value:
+            raise ValueError(f"{event['by']} played out of turn")

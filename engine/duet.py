@@ -1,0 +1,340 @@
+"""Duet: two players, a two-sided key, a bank of timer tokens, sudden death and the mission map."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from engine.errors import (
+    CardAlreadyMarked,
+    ClueExpected,
+    EmptyClue,
+    GuessExpected,
+    MustGuessOnce,
+    NotAllowedInThisGame,
+    NotYourTurn,
+    NumberOutOfRange,
+    WrongPhase,
+)
+from engine.events import Event, EventType
+from engine.game import BaseState, Game, Phase
+from engine.missions import mission
+from engine.model import Clue, EndReason, Identity, Side, TurnEndReason, Winner
+
+MAX_DUET_NUMBER: Final = 25
+"""Any number goes in Duet (guesses are unlimited anyway); more than the board holds means nothing."""
+GREENS_TO_FIND: Final = 15
+
+
+@dataclass
+class DuetState(BaseState):
+    giver: Side | None = None  # who gives (or gave) the current clue; None before the first
+    greens: set[int] = field(default_factory=set)  # covered by a green agent card
+    marks: dict[int, set[Side]] = field(default_factory=dict)  # bystander marks, by the side that judged
+    tokens_left: int = 9
+    mistakes_left: int = 9  # tokens lying bystander side up (a mission may have fewer)
+    taken_after_correct: int = 0  # tokens a guesser took to end a turn after a correct guess
+    givers: list[Side] = field(default_factory=list)
+    done: set[Side] = field(default_factory=set)  # sides whose greens are all found
+    sudden_death: bool = False
+
+
+class DuetGame(Game[DuetState]):
+    """Cooperative: everyone wins when the 15 greens are found before time runs out."""
+
+    state_class = DuetState
+
+    def _initial_state(self) -> DuetState:
+        tokens, mistakes = self.variants.duet_tokens, self.variants.duet_tokens
+        if self.variants.mission:
+            city = mission(self.variants.mission)
+            tokens, mistakes = city.tokens, city.mistakes
+        return DuetState(giver=self.board.first_clue_giver, tokens_left=tokens, mistakes_left=mistakes)
+
+    def _start_fields(self) -> dict[str, Any]:
+        giver = self.board.first_clue_giver
+        return {**super()._start_fields(), "first_clue_giver": giver.value if giver else None}
+
+    def _extra_fields(self, kind: EventType) -> dict[str, Any]:
+        fields: dict[str, Any] = {"tokens_left": self.state.tokens_left}
+        if self.variants.mission:
+            fields["mistakes_left"] = self.state.mistakes_left
+        return fields
+
+    # ---- queries -------------------------------------------------------------------------
+
+    @property
+    def on_mission(self) -> bool:
+        return self.variants.mission is not None
+
+    def is_covered(self, index: int) -> bool:
+        """Covered: found green, or marked as a bystander from both sides."""
+        return index in self.state.greens or len(self.state.marks.get(index, ())) == 2
+
+    def greens_of(self, side: Side) -> set[int]:
+        return {i for i, identity in enumerate(self.board.side_key(side)) if identity is Identity.GREEN}
+
+    def has_words_to_find(self, guesser: Side) -> bool:
+        """A player still has words to find while the partner's side has uncovered greens."""
+        return bool(self.greens_of(guesser.other) - self.state.greens)
+
+    def greens_found(self) -> int:
+        return len(self.state.greens)
+
+    def next_givers(self) -> list[Side]:
+        """Who may give the next clue, by the turn order in force."""
+        if self.state.phase is not Phase.CLUE:
+            return []
+        able = [side for side in Side if side not in self.state.done]
+        history = self.state.givers
+        if not history or len(able) < 2:
+            return able if history or self.board.first_clue_giver is None else [self.board.first_clue_giver]
+        last = history[-1]
+        run = _run_length(history)
+        if self.variants.duet_relaxed_order and run < 2:
+            return [Side.A, Side.B]
+        return [last.other]
+
+    @property
+    def guesser(self) -> Side | None:
+        giver = self.state.giver
+        return giver.other if giver is not None and self.state.phase is Phase.GUESS else None
+
+    def score(self) -> int:
+        """+3 per token left, +1 per token taken to end a turn after a correct guess, -1 for sudden death."""
+        state = self.state
+        return 3 * state.tokens_left + state.taken_after_correct - (1 if state.sudden_death else 0)
+
+    # ---- actions -------------------------------------------------------------------------
+
+    def give_clue(self, by: Side, word: str, number: int | None) -> list[Event]:
+        """`by` gives a clue for the greens on their own side; the partner will guess."""
+        self._require_clue_phase(by)
+        word = word.strip()
+        if not word:
+            raise EmptyClue()
+        if number is not None and not 0 <= number <= MAX_DUET_NUMBER:
+            raise NumberOutOfRange(number=number, low=0, high=MAX_DUET_NUMBER)
+        return [self._emit(EventType.CLUE, by=by.value, word=word, number=Clue(word, number).number_text)]
+
+    def reject_clue(self, by: Side, word: str, number: int | None, reason: str) -> list[Event]:
+        """Invalid clue: with the penalty, one token leaves the bank and the partner guesses as if valid."""
+        self._require_clue_phase(by)
+        if not self.variants.invalid_clue_penalty:
+            return [self._emit(EventType.CLUE_REJECTED, by=by.value, word=word.strip(), reason=reason)]
+        tokens, mistakes = self._spend_plain_first()
+        events = [
+            self._emit(
+                EventType.CLUE_REJECTED, by=by.value, word=word.strip(), reason=reason, **self._bank(tokens, mistakes)
+            )
+        ]
+        return events + self.give_clue(by, word, number)
+
+    def guess(self, card: str, by: Side | None = None) -> list[Event]:
+        """A guess, judged on the partner's side of the key. In sudden death `by` says who guesses."""
+        self._require_running()
+        if self.state.phase is Phase.CLUE:
+            names = "/".join(side.value.upper() for side in self.next_givers())
+            raise ClueExpected(by=names)
+        guesser = self._guesser_for(by)
+        judge = guesser.other
+        index = self.card_index(card)
+        if judge in self.state.marks.get(index, set()):
+            raise CardAlreadyMarked(card=self.board.cards[index])
+        identity = self.board.side_key(judge)[index]
+        name = self.board.cards[index]
+        events = [self._emit(EventType.GUESS, by=guesser.value, card=name, identity=identity.value)]
+        if identity is Identity.ASSASSIN:
+            return [*events, self._game_over(Winner.NONE, EndReason.ASSASSIN)]
+        if identity is Identity.GREEN:
+            if len(self.state.greens) == GREENS_TO_FIND:
+                reason = EndReason.SUDDEN_DEATH if self.state.sudden_death else EndReason.ALL_FOUND
+                return [*events, self._game_over(Winner.PLAYERS, reason)]
+            for side in Side:
+                if side not in self.state.done and not self.greens_of(side) - self.state.greens:
+                    events.append(self._emit(EventType.SIDE_DONE, side=side.value))
+            return events
+        if self.state.sudden_death:
+            return [*events, self._game_over(Winner.NONE, EndReason.SUDDEN_DEATH)]
+        return events + self._mark_bystander(index, judge)
+
+    def end_turn(self) -> list[Event]:
+        """The guesser takes a token to stop after at least one correct guess."""
+        self._require_running()
+        if self.state.phase is Phase.CLUE:
+            raise ClueExpected(by="/".join(side.value.upper() for side in self.next_givers()))
+        if self.state.phase is Phase.SUDDEN_DEATH:
+            raise NotAllowedInThisGame(detail="in sudden death there are no turns to end: guess or lose")
+        if self.state.guesses_this_turn == 0:
+            raise MustGuessOnce()
+        return self._finish_turn(TurnEndReason.PASSED)
+
+    def timer_expired(self) -> list[Event]:
+        """With the house rule, the sand timer ends the guessing like a pass (after one guess)."""
+        self._require_running()
+        if (
+            not self.variants.timer_ends_turn
+            or self.state.phase is not Phase.GUESS
+            or self.state.guesses_this_turn == 0
+        ):
+            return []
+        return self._finish_turn(TurnEndReason.TIMER)
+
+    # ---- consequences --------------------------------------------------------------------
+
+    def _require_clue_phase(self, by: Side) -> None:
+        self._require_running()
+        if self.state.phase is Phase.SUDDEN_DEATH:
+            raise NotAllowedInThisGame(detail="time is up: no more clues, only guesses in sudden death")
+        if self.state.phase is Phase.GUESS:
+            raise GuessExpected()
+        allowed = self.next_givers()
+        if by not in allowed:
+            if by in self.state.done:
+                raise NotAllowedInThisGame(
+                    detail=f"all of {by.value.upper()}'s greens are found: {by.other.value.upper()} gives the clues"
+                )
+            raise NotYourTurn(by=by.value.upper())
+
+    def _guesser_for(self, by: Side | None) -> Side:
+        if self.state.phase is Phase.SUDDEN_DEATH:
+            able = [side for side in Side if self.has_words_to_find(side)]
+            if by is None:
+                if len(able) == 1:
+                    return able[0]
+                raise NotAllowedInThisGame(detail="in sudden death, say who is guessing: A or B")
+            if by not in able:
+                raise NotAllowedInThisGame(detail=f"{by.value.upper()} has no words left to find")
+            return by
+        if self.state.phase is not Phase.GUESS or self.state.giver is None:
+            raise WrongPhase(detail="nobody guesses now")
+        guesser = self.state.giver.other
+        if by is not None and by is not guesser:
+            raise NotYourTurn(by=by.value.upper())
+        return guesser
+
+    def _mark_bystander(self, index: int, judge: Side) -> list[Event]:
+        tokens, mistakes = self.state.tokens_left, self.state.mistakes_left
+        if mistakes > 0:
+            tokens, mistakes = tokens - 1, mistakes - 1
+        elif tokens >= 2:
+            tokens -= 2  # no bystander-side token left: the mistake costs two turns
+        elif tokens == 1:
+            return [self._game_over(Winner.NONE, EndReason.OUT_OF_TIME)]
+        marked = self._emit(
+            EventType.BYSTANDER_MARKED, side=judge.value, card=self.board.cards[index], **self._bank(tokens, mistakes)
+        )
+        return [marked, *self._after_turn(TurnEndReason.WRONG_GUESS)]
+
+    def _finish_turn(self, reason: TurnEndReason) -> list[Event]:
+        tokens, mistakes = self._spend_plain_first()
+        assert self.state.giver is not None
+        ended = self._emit(
+            EventType.TURN_ENDED,
+            by=self.state.giver.value,
+            reason=reason.value,
+            token_taken=True,
+            **self._bank(tokens, mistakes),
+        )
+        return [ended, *self._sudden_death_if_out_of_time()]
+
+    def _after_turn(self, reason: TurnEndReason) -> list[Event]:
+        assert self.state.giver is not None
+        ended = self._emit(EventType.TURN_ENDED, by=self.state.giver.value, reason=reason.value)
+        return [ended, *self._sudden_death_if_out_of_time()]
+
+    def _sudden_death_if_out_of_time(self) -> list[Event]:
+        if self.state.tokens_left > 0:
+            return []
+        return [self._emit(EventType.SUDDEN_DEATH)]
+
+    def _spend_plain_first(self) -> tuple[int, int]:
+        """Take a check-side token if there is one, keeping the allowed mistakes; else a bystander one."""
+        tokens, mistakes = self.state.tokens_left, self.state.mistakes_left
+        if tokens == 0:
+            return 0, 0
+        if tokens > mistakes:
+            return tokens - 1, mistakes
+        return tokens - 1, mistakes - 1
+
+    def _bank(self, tokens: int, mistakes: int) -> dict[str, int]:
+        bank = {"tokens_left": tokens}
+        if self.on_mission:
+            bank["mistakes_left"] = mistakes
+        return bank
+
+    def _game_over(self, winner: Winner, reason: EndReason) -> Event:
+        fields: dict[str, Any] = {"winner": winner.value, "reason": reason.value}
+        if winner is Winner.PLAYERS and not self.on_mission:
+            fields["score"] = self.score()
+        if self.on_mission:
+            fields["mission"] = self.variants.mission
+        return self._emit(EventType.GAME_OVER, **fields)
+
+    # ---- the fold ------------------------------------------------------------------------
+
+    def _apply_event(self, event: Event) -> None:
+        state = self.state
+        kind = event.type
+        if kind is EventType.GAME_STARTED:
+            return
+        if kind is EventType.CLUE:
+            by = Side(event["by"])
+            number = event["number"]
+            clue = Clue(event["word"], None if number == "unlimited" else int(number))
+            state.giver, state.clue, state.guesses_this_turn, state.phase = by, clue, 0, Phase.GUESS
+            state.clues.append((by.value, clue))
+            state.givers.append(by)
+        elif kind is EventType.CLUE_REJECTED:
+            self._set_bank(event)
+        elif kind is EventType.GUESS:
+            index = self._index(event)
+            if self.is_covered(index):
+                raise ValueError(f"{event['card']} is already covered")
+            judge = Side(event["by"]).other
+            if self.board.side_key(judge)[index].value != event["identity"]:
+                raise ValueError(f"{event['card']} is not {event['identity']} on side {judge.value}")
+            if event["identity"] == Identity.GREEN.value:
+                state.greens.add(index)
+            state.guesses_this_turn += 1
+        elif kind is EventType.BYSTANDER_MARKED:
+            state.marks.setdefault(self._index(event), set()).add(Side(event["side"]))
+            self._set_bank(event)
+        elif kind is EventType.SIDE_DONE:
+            state.done.add(Side(event["side"]))
+        elif kind is EventType.TURN_ENDED:
+            if event.get("token_taken"):
+                self._set_bank(event)
+                if state.guesses_this_turn > 0:
+                    state.taken_after_correct += 1
+            state.clue, state.guesses_this_turn, state.phase = None, 0, Phase.CLUE
+        elif kind is EventType.SUDDEN_DEATH:
+            state.sudden_death, state.phase, state.clue = True, Phase.SUDDEN_DEATH, None
+        elif kind is EventType.GAME_OVER:
+            state.phase, state.winner = Phase.OVER, Winner(event["winner"])
+            state.end_reason, state.score = EndReason(event["reason"]), event.get("score")
+        else:
+            raise ValueError(f"{kind.value} is not an event of Duet")
+
+    def _index(self, event: Event) -> int:
+        index = self.board.index_of(event["card"])
+        if index is None:
+            raise ValueError(f"{event['card']} is not on the board")
+        return index
+
+    def _set_bank(self, event: Event) -> None:
+        tokens = int(event["tokens_left"])
+        mistakes = int(event.get("mistakes_left", tokens))
+        if tokens > self.state.tokens_left or mistakes > tokens:
+            raise ValueError("timer tokens cannot come back to the bank")
+        self.state.tokens_left, self.state.mistakes_left = tokens, mistakes
+
+
+def _run_length(history: list[Side]) -> int:
+    """How many clues in a row the last clue giver has given."""
+    run = 0
+    for side in reversed(history):
+        if side is not history[-1]:
+            break
+        run += 1
+    return run

@@ -1,0 +1,187 @@
+"""What every edition's game shares: the event log, replay, undo and the clue legality hook.
+
+A game is a fold over its events. Actions validate, decide which events follow, and apply them
+through `_emit`; `replay` applies a saved log through the very same `_apply`, so a resumed game
+is the game that was saved. Undo restores the snapshot taken before the last guess.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, ClassVar, Generic, TypeVar
+
+from engine.board import Board, fold_text
+from engine.errors import (
+    CardAlreadyCovered,
+    GameIsOver,
+    LogError,
+    NothingToUndo,
+    UnknownCard,
+)
+from engine.events import Event, EventType
+from engine.legality import ClueRuling, check_clue
+from engine.model import Clue, EndReason, Winner
+from engine.variants import Variants
+
+
+class Phase(StrEnum):
+    """What the game waits for."""
+
+    CLUE = "clue"  # a spymaster (Duet: a clue giver) must give a clue
+    GUESS = "guess"  # operatives guess
+    SIMULATED_TURN = "simulated_turn"  # co-op: the spymaster covers one enemy card for the simulated team
+    SUDDEN_DEATH = "sudden_death"  # guesses only, any mistake loses
+    OVER = "over"
+
+
+@dataclass
+class BaseState:
+    """Fields every edition has; editions subclass it."""
+
+    phase: Phase = Phase.CLUE
+    clue: Clue | None = None
+    guesses_this_turn: int = 0
+    clues: list[tuple[str, Clue]] = field(default_factory=list)
+    winner: Winner | None = None
+    end_reason: EndReason | None = None
+    score: int | None = None
+
+
+S = TypeVar("S", bound=BaseState)
+
+
+class Game(Generic[S]):
+    """Base of the edition games. Subclasses set `state_class` and implement `_apply_event`."""
+
+    state_class: ClassVar[type[BaseState]] = BaseState
+
+    def __init__(self, board: Board, variants: Variants | None = None) -> None:
+        self.board = board
+        self.variants = variants or Variants()
+        self.variants.check_edition(board.edition)
+        self.events: list[Event] = []
+        self.state: S = self._initial_state()
+        self._snapshots: list[tuple[int, S]] = []
+
+    # ---- the log -------------------------------------------------------------------------
+
+    def start(self) -> Event:
+        """Write `game_started`; a fresh game calls this once, a replayed one reads it from the log."""
+        return self._emit(EventType.GAME_STARTED, **self._start_fields())
+
+    @classmethod
+    def replay(cls, board: Board, events: Iterable[Event]) -> Game[S]:
+        """Rebuild a game from its log; any event the rules would not have produced is refused."""
+        log = list(events)
+        if not log or log[0].type is not EventType.GAME_STARTED:
+            raise LogError(detail="it does not begin with game_started")
+        game = cls(board, Variants.from_dict(log[0].get("variants")))
+        expected = game._start_fields()
+        for name in ("edition", "cards"):
+            if log[0].get(name) != expected[name]:
+                raise LogError(detail=f"its {name} do not match the board")
+        for position, event in enumerate(log, start=1):
+            if event.seq != position:
+                raise LogError(detail=f"event {position} is numbered {event.seq}")
+            if game.over and event.type not in (EventType.TIMER,):
+                raise LogError(detail=f"event {event.seq} comes after the end of the game")
+            try:
+                game._record(event)
+            except (KeyError, ValueError, TypeError) as exc:
+                raise LogError(detail=f"event {event.seq} ({event.type.value}) is malformed: {exc}") from None
+        return game
+
+    def _emit(self, kind: EventType, **fields: Any) -> Event:
+        event = Event(len(self.events) + 1, kind, {**fields, **self._extra_fields(kind)})
+        self._record(event)
+        return event
+
+    def _record(self, event: Event) -> None:
+        if event.type is EventType.GUESS:
+            self._snapshots.append((event.seq, copy.deepcopy(self.state)))
+        if event.type is EventType.UNDO:
+            if not self._snapshots or self._snapshots[-1][0] != event["undoes"]:
+                raise LogError(detail=f"undo of event {event['undoes']} which is not the last guess")
+            self.state = self._snapshots.pop()[1]
+        elif event.type is not EventType.TIMER:
+            self._apply_event(event)
+        self.events.append(event)
+
+    def record_timer(self, what: str, seconds_left: int) -> Event:
+        """The host's sand timer writes into the same log; the rules ignore these lines."""
+        return self._emit(EventType.TIMER, event=what, seconds_left=seconds_left)
+
+    def new_events_since(self, seq: int) -> list[Event]:
+        return self.events[seq:]
+
+    # ---- shared actions ------------------------------------------------------------------
+
+    def undo(self) -> Event:
+        """Take back the last guess and all that followed from it (to fix a mishearing)."""
+        self._require_running()
+        if not self._snapshots:
+            raise NothingToUndo()
+        return self._emit(EventType.UNDO, undoes=self._snapshots[-1][0])
+
+    def check_clue(self, word: str, *, spelled: bool = False) -> ClueRuling:
+        """Is this clue legal against the cards still visible? Valid, invalid or doubtful."""
+        return check_clue(word, self.visible_cards(), self.board.lang, self.variants.house, spelled=spelled)
+
+    # ---- queries -------------------------------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        return self.state.phase is Phase.OVER
+
+    @property
+    def last_undoable(self) -> Event | None:
+        """The guess an undo would take back, if any."""
+        if not self._snapshots or self.over:
+            return None
+        seq = self._snapshots[-1][0]
+        return self.events[seq - 1]
+
+    def visible_cards(self) -> list[str]:
+        return [card for index, card in enumerate(self.board.cards) if not self.is_covered(index)]
+
+    def card_index(self, card: str) -> int:
+        """The index of a card named by a player; raises if it is not on the board or is covered."""
+        index = self.board.index_of(card)
+        if index is None:
+            raise UnknownCard(card=card.strip().upper())
+        if self.is_covered(index):
+            raise CardAlreadyCovered(card=self.board.cards[index])
+        return index
+
+    def _require_running(self) -> None:
+        if self.over:
+            raise GameIsOver()
+
+    # ---- for subclasses ------------------------------------------------------------------
+
+    def _initial_state(self) -> S:
+        return self.state_class()  # type: ignore[return-value]
+
+    def _start_fields(self) -> dict[str, Any]:
+        return {
+            "edition": self.board.edition.value,
+            "lang": self.board.lang.value,
+            "cards": list(self.board.cards),
+            "variants": self.variants.to_dict(),
+        }
+
+    def _extra_fields(self, kind: EventType) -> dict[str, Any]:
+        return {}
+
+    def is_covered(self, index: int) -> bool:
+        raise NotImplementedError
+
+    def _apply_event(self, event: Event) -> None:
+        raise NotImplementedError
+
+
+def same_card(a: str, b: str) -> bool:
+    return fold_text(a) == fold_text(b)

@@ -1,0 +1,32 @@
+"""Languages the host speaks. Kept tiny so every layer can share it."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Lang(StrEnum):
+    """A game language, named by its BCP 47 tag as players write it on the command line."""
+
+    PT_BR = "pt-BR"
+    PT_PT = "pt-PT"
+    IT = "it"
+    EN = "en"
+
+    @property
+    def family(self) -> str:
+        """The language without its region: pt-BR and pt-PT share grammar and stemming."""
+        return self.value.split("-")[0]
+
+    @classmethod
+    def parse(cls, text: str) -> Lang:
+        """Accept 'pt-BR', 'pt_br', 'PT-br', 'pt' (Brazilian, the default) and so on."""
+        wanted = text.strip().replace("_", "-").lower()
+        for lang in cls:
+            if lang.value.lower() == wanted:
+                return lang
+        aliases = {"pt": cls.PT_BR, "en-us": cls.EN, "en-gb": cls.EN, "it-it": cls.IT}
+        if wanted in aliases:
+            return aliases[wanted]
+        known = ", ".join(lang.value for lang in cls)
+        raise ValueError(f"unknown language {text!r}: choose one of {known}")
