@@ -183,12 +183,16 @@ def _validate_competitive(board: Board) -> None:
         Identity.BYSTANDER: counts.bystanders,
         Identity.ASSASSIN: counts.assassins,
     }
-    for identity, wanted in expected.items():
-        if tally[identity] != wanted:
-            raise BoardError(
-                detail=f"a {board.grid.columns}x{board.grid.rows} key with {starter.value} starting needs "
-                f"{wanted} {identity.value}, not {tally[identity]}"
-            )
+    wrong = [
+        f"{wanted} {identity.value}, not {tally[identity]}"
+        for identity, wanted in expected.items()
+        if tally[identity] != wanted
+    ]
+    if wrong:
+        raise BoardError(
+            detail=f"a {board.grid.columns}x{board.grid.rows} key with {starter.value} starting needs "
+            + "; ".join(wrong)
+        )
 
 
 def _validate_duet(board: Board) -> None:

@@ -98,7 +98,7 @@ class CompetitiveGame(Game[CompetitiveState]):
             raise EmptyClue()
         if number is not None and not 0 <= number <= MAX_CLUE_NUMBER:
             raise NumberOutOfRange(number=number, low=0, high=MAX_CLUE_NUMBER)
-        return [self._emit(EventType.CLUE, by=self.team.value, word=word, number=Clue(word, number).number_text)]
+        return [self._emit(EventType.CLUE, by=self.team.value, word=word, number=Clue(word, number).number_value)]
 
     def reject_clue(self, word: str, reason: str) -> list[Event]:
         """An invalid clue: with the penalty, the turn ends and the other spymaster may cover one card."""

@@ -87,13 +87,14 @@ class DuetGame(Game[DuetState]):
             return []
         able = [side for side in Side if side not in self.state.done]
         history = self.state.givers
-        if not history or len(able) < 2:
-            return able if history or self.board.first_clue_giver is None else [self.board.first_clue_giver]
-        last = history[-1]
-        run = _run_length(history)
-        if self.variants.duet_relaxed_order and run < 2:
-            return [Side.A, Side.B]
-        return [last.other]
+        if not history:
+            first = self.board.first_clue_giver
+            return [first] if first is not None and first in able else able
+        if len(able) < 2:
+            return able  # one side's greens are all found: only the other gives clues now
+        if self.variants.duet_relaxed_order and _run_length(history) < 2:
+            return able
+        return [history[-1].other]
 
     @property
     def guesser(self) -> Side | None:
@@ -103,7 +104,9 @@ class DuetGame(Game[DuetState]):
     def score(self) -> int:
         """+3 per token left, +1 per token taken to end a turn after a correct guess, -1 for sudden death."""
         state = self.state
-        return 3 * state.tokens_left + state.taken_after_correct - (1 if state.sudden_death else 0)
+        # "don't forget the winning turn used a token": it is still in the bank when the game ends
+        banked = state.tokens_left if state.sudden_death else max(state.tokens_left - 1, 0)
+        return 3 * banked + state.taken_after_correct - (1 if state.sudden_death else 0)
 
     # ---- actions -------------------------------------------------------------------------
 
@@ -115,7 +118,7 @@ class DuetGame(Game[DuetState]):
             raise EmptyClue()
         if number is not None and not 0 <= number <= MAX_DUET_NUMBER:
             raise NumberOutOfRange(number=number, low=0, high=MAX_DUET_NUMBER)
-        return [self._emit(EventType.CLUE, by=by.value, word=word, number=Clue(word, number).number_text)]
+        return [self._emit(EventType.CLUE, by=by.value, word=word, number=Clue(word, number).number_value)]
 
     def reject_clue(self, by: Side, word: str, number: int | None, reason: str) -> list[Event]:
         """Invalid clue: with the penalty, one token leaves the bank and the partner guesses as if valid."""
@@ -153,6 +156,8 @@ class DuetGame(Game[DuetState]):
             for side in Side:
                 if side not in self.state.done and not self.greens_of(side) - self.state.greens:
                     events.append(self._emit(EventType.SIDE_DONE, side=side.value))
+            if judge in self.state.done and self.state.phase is Phase.GUESS:
+                events += self._finish_turn(TurnEndReason.PASSED)  # nothing is left to find on this clue
             return events
         if self.state.sudden_death:
             return [*events, self._game_over(Winner.NONE, EndReason.SUDDEN_DEATH)]

@@ -95,7 +95,7 @@ class Game(Generic[S]):
         return game
 
     def _emit(self, kind: EventType, **fields: Any) -> Event:
-        event = Event(len(self.events) + 1, kind, {**fields, **self._extra_fields(kind)})
+        event = Event(len(self.events) + 1, kind, {**self._extra_fields(kind), **fields})
         self._record(event)
         return event
 

@@ -439,19 +439,24 @@ def check_clue(
         if not (house.multiword_names or house.compounds):
             return ClueRuling(Verdict.INVALID, Reason.NOT_ONE_WORD)
         for piece in pieces:
-            ruling = _check_single(piece, visible, family, house, spelled)
+            ruling = _check_single(piece, visible, family, house, spelled, in_name=True)
             if ruling.verdict is not Verdict.VALID:
                 return ruling
         return VALID
     return _check_single(pieces[0], visible, family, house, spelled)
 
 
-def _check_single(piece: str, visible: Sequence[str], family: str, house: HouseRules, spelled: bool) -> ClueRuling:
+def _check_single(
+    piece: str, visible: Sequence[str], family: str, house: HouseRules, spelled: bool, *, in_name: bool = False
+) -> ClueRuling:
+    """One word against every card; `in_name` for a word of an allowed multi-word name (New York)."""
     clue = fold_text(piece)
     for card in visible:
         ruling = _against_card(clue, card, family, house, spelled)
         if ruling is not None:
             return ruling
+    if in_name:
+        return VALID
     if clue.isdigit() or clue in NUMBER_WORDS[family] or (len(clue) == 1 and clue.isalpha()):
         return ClueRuling(Verdict.DOUBTFUL, Reason.LETTER_OR_NUMBER)
     if piece.isupper() and 2 <= len(piece) <= 5 and not house.abbreviations:
@@ -493,7 +498,9 @@ def _form_relation(clue: str, part: str, family: str) -> Verdict | None:
         stem = _stem(other, family)
         if len(stem) < MIN_STEM or not word.startswith(stem) or word == other:
             continue
-        if len(stem) >= SURE_STEM or word[len(stem) :] in SUFFIXES[family] or word == stem:
+        rest = word[len(stem) :]
+        doubled = rest[1:] if rest[:1] == stem[-1:] else rest  # run+n+ing, gatt+in+i
+        if len(stem) >= SURE_STEM or rest in SUFFIXES[family] or doubled in SUFFIXES[family] or word == stem:
             return Verdict.INVALID
         return Verdict.DOUBTFUL
     return None

@@ -92,8 +92,9 @@ class Clue:
     number: int | None
 
     @property
-    def number_text(self) -> str:
-        return UNLIMITED if self.number is None else str(self.number)
+    def number_value(self) -> int | str:
+        """As events write it: an integer, or "unlimited"."""
+        return UNLIMITED if self.number is None else self.number
 
     @property
     def limits_guesses(self) -> bool:

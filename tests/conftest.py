@@ -1,0 +1,159 @@
+"""Shared helpers: boards written out by hand, the way a rulebook prints them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from engine.board import Board
+from engine.lang import Lang
+from engine.model import GRID_5X4, GRID_5X5, Edition, Identity, Side, Team
+
+DUET_EXAMPLE_CARDS = [
+    "MANTEIGA",
+    "ORDEM",
+    "VERMELHO",
+    "MOLHO",
+    "PESCOÇO",
+    "BONECA",
+    "GOVERNADOR",
+    "CAPA",
+    "TORTA",
+    "NARIZ",
+    "PERGAMINHO",
+    "PIZZA",
+    "CAPACETE",
+    "COZINHA",
+    "ESTÚDIO",
+    "CEREJA",
+    "CHAMA",
+    "ARGENTINA",
+    "ESPÍRITO",
+    "SEDA",
+    "SALADA",
+    "LAMA",
+    "FORMIGA",
+    "CINTURÃO",
+    "TARDE",
+]
+
+# The seed-001 example game needs: on A's side SALADA, TORTA, BONECA, VERMELHO, MOLHO, FORMIGA green,
+# CEREJA bystander, PIZZA assassin; on B's side TORTA, CEREJA, COZINHA green. The rest follows the
+# printed key structure.
+DUET_EXAMPLE_PAIRS = {
+    "TORTA": "GG",
+    "SALADA": "GG",
+    "NARIZ": "GG",
+    "ESTÚDIO": "GA",
+    "BONECA": "GB",
+    "VERMELHO": "GB",
+    "MOLHO": "GB",
+    "FORMIGA": "GB",
+    "CAPA": "GB",
+    "PIZZA": "AG",
+    "CEREJA": "BG",
+    "COZINHA": "BG",
+    "SEDA": "BG",
+    "CHAMA": "BG",
+    "LAMA": "BG",
+    "GOVERNADOR": "AA",
+    "TARDE": "AB",
+    "ARGENTINA": "BA",
+    "MANTEIGA": "BB",
+    "ORDEM": "BB",
+    "PESCOÇO": "BB",
+    "PERGAMINHO": "BB",
+    "CAPACETE": "BB",
+    "ESPÍRITO": "BB",
+    "CINTURÃO": "BB",
+}
+LETTER = {"G": Identity.GREEN, "B": Identity.BYSTANDER, "A": Identity.ASSASSIN}
+
+
+def duet_board(first: Side | None = None, lang: Lang = Lang.PT_PT) -> Board:
+    pairs = [DUET_EXAMPLE_PAIRS[card] for card in DUET_EXAMPLE_CARDS]
+    return Board(
+        Edition.DUET,
+        lang,
+        GRID_5X5,
+        tuple(DUET_EXAMPLE_CARDS),
+        key_a=tuple(LETTER[p[0]] for p in pairs),
+        key_b=tuple(LETTER[p[1]] for p in pairs),
+        first_clue_giver=first,
+    )
+
+
+def competitive_board(
+    spec: Sequence[tuple[str, str]],
+    *,
+    lang: Lang = Lang.PT_BR,
+    edition: Edition = Edition.CLASSIC,
+    starting: Team = Team.RED,
+) -> Board:
+    """Cards with identities given as r, b, n (bystander), x (assassin)."""
+    codes = {"r": Identity.RED, "b": Identity.BLUE, "n": Identity.BYSTANDER, "x": Identity.ASSASSIN}
+    grid = GRID_5X5 if len(spec) == 25 else GRID_5X4
+    return Board(edition, lang, grid, tuple(card for card, _ in spec), tuple(codes[c] for _, c in spec), starting)
+
+
+CLASSIC_SPEC = [
+    ("MANTEIGA", "r"),
+    ("ORDEM", "r"),
+    ("VERMELHO", "r"),
+    ("MOLHO", "r"),
+    ("PESCOÇO", "r"),
+    ("BONECA", "r"),
+    ("GOVERNADOR", "r"),
+    ("CAPA", "r"),
+    ("TORTA", "r"),
+    ("NARIZ", "b"),
+    ("PERGAMINHO", "b"),
+    ("PIZZA", "b"),
+    ("CAPACETE", "b"),
+    ("COZINHA", "b"),
+    ("ESTÚDIO", "b"),
+    ("CEREJA", "b"),
+    ("CHAMA", "b"),
+    ("ARGENTINA", "n"),
+    ("ESPÍRITO", "n"),
+    ("SEDA", "n"),
+    ("SALADA", "n"),
+    ("LAMA", "n"),
+    ("FORMIGA", "n"),
+    ("CINTURÃO", "n"),
+    ("TARDE", "x"),
+]
+
+PICTURES_SPEC = [
+    ("MONKEY", "r"),
+    ("DINOSAUR", "r"),
+    ("KANGAROO", "r"),
+    ("ROCKET", "r"),
+    ("CASTLE", "r"),
+    ("PIANO", "r"),
+    ("DRAGON", "r"),
+    ("ANCHOR", "r"),
+    ("TOMATO", "b"),
+    ("GUITAR", "b"),
+    ("CACTUS", "b"),
+    ("VOLCANO", "b"),
+    ("PENGUIN", "b"),
+    ("UMBRELLA", "b"),
+    ("BALLOON", "b"),
+    ("CANDLE", "n"),
+    ("HAMMER", "n"),
+    ("CARROT", "n"),
+    ("TURTLE", "n"),
+    ("SKULL", "x"),
+]
+
+
+@pytest.fixture
+def classic_board() -> Board:
+    return competitive_board(CLASSIC_SPEC)
+
+
+@pytest.fixture
+def pictures_board() -> Board:
+    return competitive_board(PICTURES_SPEC, lang=Lang.EN, edition=Edition.PICTURES)
