@@ -150,14 +150,19 @@ class CompetitiveGame(Game[CompetitiveState]):
             events.append(self._emit(EventType.TURN_ENDED, by=enemy.value, reason=TurnEndReason.PASSED.value))
         return events
 
+    def penalty_choices(self) -> list[str]:
+        """Cards this spymaster may cover after the other team's invalid clue (empty: no penalty now)."""
+        if self.state.penalty_for is not self.team or self.state.phase is not Phase.CLUE:
+            return []
+        return self._uncovered_agents(self.team)
+
+    def _uncovered_agents(self, team: Team) -> list[str]:
+        wanted = Identity.of_team(team)
+        return [card for i, card in enumerate(self.board.cards) if self.board.key[i] is wanted and not self.is_covered(i)]
+
     def simulated_choices(self) -> list[str]:
         """Cards the simulated team may cover, in board order (the host may pick at random)."""
-        enemy = Identity.of_team(self.players_team.other)
-        return [
-            card
-            for index, card in enumerate(self.board.cards)
-            if self.board.key[index] is enemy and not self.is_covered(index)
-        ]
+        return self._uncovered_agents(self.players_team.other)
 
     def guess(self, card: str) -> list[Event]:
         """An operative touches a card: reveal it and apply what follows."""
@@ -233,6 +238,8 @@ class CompetitiveGame(Game[CompetitiveState]):
 
     def _check_all_found(self) -> list[Event]:
         """A team with all agents covered wins at once, on either team's turn (not with Assassin Ending)."""
+        if self.variants.coop and self.agents_left(self.players_team.other) == 0:
+            return [self._game_over(Winner.NONE, EndReason.ALL_FOUND)]  # the simulated team got there first
         if self.variants.assassin_ending:
             return []
         for team in (self.team, self.team.other):
