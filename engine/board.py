@@ -7,6 +7,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Final, TypeVar
 
 from engine.errors import BoardError
@@ -35,6 +36,7 @@ DUET_GRID: Final = GRID_5X5
 E = TypeVar("E", Team, Side)
 
 
+@lru_cache(maxsize=65536)
 def fold_text(text: str) -> str:
     """Lowercase without accents: how two spellings of one card are compared."""
     decomposed = unicodedata.normalize("NFD", text.casefold())

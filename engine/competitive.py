@@ -158,7 +158,9 @@ class CompetitiveGame(Game[CompetitiveState]):
 
     def _uncovered_agents(self, team: Team) -> list[str]:
         wanted = Identity.of_team(team)
-        return [card for i, card in enumerate(self.board.cards) if self.board.key[i] is wanted and not self.is_covered(i)]
+        return [
+            card for i, card in enumerate(self.board.cards) if self.board.key[i] is wanted and not self.is_covered(i)
+        ]
 
     def simulated_choices(self) -> list[str]:
         """Cards the simulated team may cover, in board order (the host may pick at random)."""

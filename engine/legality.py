@@ -25,7 +25,8 @@ from engine.variants import HouseRules
 MIN_STEM: Final = 3
 """Shorter shared beginnings say nothing about meaning (POSIZIONE/posta are not related by 'po')."""
 SURE_STEM: Final = 4
-"""A shared stem this long is a form of the same word; a 3-letter one needs a known ending too."""
+"""Shared stems of 3 letters need an inflection after them, of 4 an inflection or derivation; longer
+stems mark the same word whatever follows (MOTOR-izado)."""
 
 
 class Verdict(StrEnum):
@@ -47,7 +48,6 @@ class Reason(StrEnum):
     LETTER_OR_NUMBER = "letter_or_number"  # valid only when it is about meaning
     FOREIGN = "foreign"  # only words in everyday use in the game's language
     SOUNDS_LIKE_CARD = "sounds_like_card"
-    SHARES_STEM = "shares_stem"
     ABBREVIATION = "abbreviation"
 
 
@@ -65,201 +65,38 @@ class ClueRuling:
 
 VALID: Final = ClueRuling(Verdict.VALID, Reason.OK)
 
-# Endings that make a form of the same word out of a short stem (gender, number, size, verb).
-SUFFIXES: Final[dict[str, frozenset[str]]] = {
+# Endings that make a form of the same word: inflections (gender, number, size, verb forms) go on
+# any stem of 3 letters or more; derivations (trade, place, agent) only on stems of 4 or more.
+INFLECTIONS: Final[dict[str, frozenset[str]]] = {
     "pt": frozenset(
-        [
-            "a",
-            "o",
-            "e",
-            "as",
-            "os",
-            "es",
-            "s",
-            "inha",
-            "inho",
-            "inhas",
-            "inhos",
-            "zinho",
-            "zinha",
-            "zinhos",
-            "zinhas",
-            "ao",
-            "oes",
-            "aes",
-            "ona",
-            "onas",
-            "ada",
-            "adas",
-            "ado",
-            "ados",
-            "ar",
-            "er",
-            "ir",
-            "ando",
-            "endo",
-            "indo",
-            "ou",
-            "eu",
-            "iu",
-            "ava",
-            "eiro",
-            "eira",
-            "eiros",
-            "eiras",
-            "ista",
-            "ice",
-            "ito",
-            "ita",
-            "itos",
-            "itas",
-            "aco",
-            "aca",
-            "arao",
-        ]
+        "a o e as os es s inha inho inhas inhos zinho zinha zinhos zinhas ao oes aes ona onas ada adas ado ados "
+        "ar er ir ando endo indo ou eu iu ava ito ita itos itas arao".split()
     ),
     "it": frozenset(
-        [
-            "a",
-            "o",
-            "e",
-            "i",
-            "ino",
-            "ina",
-            "ini",
-            "ine",
-            "etto",
-            "etta",
-            "etti",
-            "ette",
-            "ello",
-            "ella",
-            "one",
-            "ona",
-            "oni",
-            "uccio",
-            "uccia",
-            "ucci",
-            "accio",
-            "accia",
-            "ata",
-            "ate",
-            "ato",
-            "ati",
-            "are",
-            "ere",
-            "ire",
-            "ando",
-            "endo",
-            "aio",
-            "aia",
-            "ista",
-            "iere",
-            "iera",
-        ]
+        "a o e i he hi ino ina ini ine etto etta etti ette ello ella one ona oni uccio uccia ucci accio accia "
+        "ata ate ato ati are ere ire ando endo".split()
     ),
-    "en": frozenset(
-        ["s", "es", "ed", "ing", "er", "ers", "y", "ie", "ies", "let", "lets", "ling", "ish", "ful", "ness", "ly"]
-    ),
+    "en": frozenset("s es ed ing er ers y ie ies".split()),
+}
+DERIVATIONS: Final[dict[str, frozenset[str]]] = {
+    "pt": frozenset("eiro eira eiros eiras ista aria eria or ora ice aco aca ada mento ante ente".split()),
+    "it": frozenset("aio aia ista iere iera aglio alone eria aria ore ora mento ante ente".split()),
+    "en": frozenset("let lets ling ish ful ness ly ery or ist".split()),
 }
 
 # First elements that make closed compounds (CONTRA+GOLPE, GRATTA+CIELO) or derived words (IM+POSTA).
 COMPOUND_HEADS: Final[dict[str, tuple[str, ...]]] = {
     "pt": tuple(
-        [
-            "contra",
-            "sobre",
-            "entre",
-            "ante",
-            "anti",
-            "auto",
-            "super",
-            "sub",
-            "des",
-            "guarda",
-            "porta",
-            "para",
-            "passa",
-            "beija",
-            "bem",
-            "mal",
-            "arranha",
-            "quebra",
-            "tira",
-            "saca",
-            "salva",
-            "pica",
-            "girassol",
-            "vira",
-            "mini",
-            "maxi",
-            "micro",
-        ]
+        "contra sobre entre ante anti auto super sub des guarda porta para passa beija bem mal arranha quebra "
+        "tira saca salva pica vira mini maxi micro".split()
     ),
     "it": tuple(
-        [
-            "contro",
-            "contra",
-            "sopra",
-            "sotto",
-            "anti",
-            "auto",
-            "super",
-            "porta",
-            "gratta",
-            "passa",
-            "salva",
-            "apri",
-            "para",
-            "tra",
-            "stra",
-            "mini",
-            "maxi",
-            "micro",
-            "mal",
-            "ben",
-            "dis",
-            "pre",
-            "ri",
-            "im",
-            "in",
-        ]
+        "contro contra sopra sotto anti auto super porta gratta passa salva apri para mini maxi micro mal ben "
+        "dis pre ri im in".split()
     ),
     "en": tuple(
-        [
-            "over",
-            "under",
-            "out",
-            "up",
-            "down",
-            "back",
-            "fire",
-            "water",
-            "sun",
-            "rain",
-            "snow",
-            "foot",
-            "hand",
-            "head",
-            "book",
-            "air",
-            "sea",
-            "star",
-            "moon",
-            "tooth",
-            "horse",
-            "butter",
-            "gold",
-            "black",
-            "white",
-            "light",
-            "dog",
-            "cat",
-            "pan",
-            "cup",
-            "bed",
-            "door",
-        ]
+        "over under back fire water rain snow foot hand head book star moon tooth horse butter gold black white "
+        "light door".split()
     ),
 }
 
@@ -478,31 +315,33 @@ def _against_card(clue: str, card: str, family: str, house: HouseRules, spelled:
             return ClueRuling(Verdict.INVALID, Reason.PART_OF_CARD, card)
         form = _form_relation(clue, part, family)
         if form is not None:
-            return ClueRuling(form, Reason.FORM_OF_CARD if form is Verdict.INVALID else Reason.SHARES_STEM, card)
+            return ClueRuling(form, Reason.FORM_OF_CARD, card)
         if _variant(clue, family) == _variant(part, family):
             return ClueRuling(Verdict.INVALID, Reason.SPELLING_OF_CARD, card)
     for head in COMPOUND_HEADS[family]:
         if clue == head + whole or (whole.startswith(head) and clue == whole[len(head) :] and len(clue) >= MIN_STEM):
             return ClueRuling(Verdict.INVALID, Reason.PART_OF_CARD, card)
-    sounds_alike = _sound(clue, family) in {_sound(part, family) for part in [*parts, whole]}
+    sounds_alike = _sound(clue, family) in {_sound(part, family) for part in (*parts, whole)}
     if sounds_alike and not spelled and not house.homophones:
         return ClueRuling(Verdict.DOUBTFUL, Reason.SOUNDS_LIKE_CARD, card)
     return None
 
 
 def _form_relation(clue: str, part: str, family: str) -> Verdict | None:
-    """INVALID when one word is a form of the other, DOUBTFUL when only a short stem is shared."""
+    """INVALID when one word is a form of the other: a shared stem plus an ending that makes forms."""
     if _singular(clue, family).rstrip("e") == _singular(part, family).rstrip("e"):
         return Verdict.INVALID
     for word, other in ((clue, part), (part, clue)):
-        stem = _stem(other, family)
-        if len(stem) < MIN_STEM or not word.startswith(stem) or word == other:
-            continue
-        rest = word[len(stem) :]
-        doubled = rest[1:] if rest[:1] == stem[-1:] else rest  # run+n+ing, gatt+in+i
-        if len(stem) >= SURE_STEM or rest in SUFFIXES[family] or doubled in SUFFIXES[family] or word == stem:
-            return Verdict.INVALID
-        return Verdict.DOUBTFUL
+        for stem in _stems(other, family):
+            if not word.startswith(stem) or word == other:
+                continue
+            rest = word[len(stem) :]
+            if family == "en" and rest[:1] == stem[-1:]:
+                rest = rest[1:]  # run+n+ing
+            if len(stem) >= SURE_STEM + 1 or rest in INFLECTIONS[family] or word == stem:
+                return Verdict.INVALID
+            if len(stem) >= SURE_STEM and rest in DERIVATIONS[family]:
+                return Verdict.INVALID
     return None
 
 
@@ -519,6 +358,7 @@ IRREGULAR_PLURALS: Final = {
 }
 
 
+@cache
 def _singular(word: str, family: str) -> str:
     """The singular of a plural, by the regular rules (pães -> pão, anéis -> anel, knives -> knife)."""
     if family == "pt":
@@ -557,16 +397,17 @@ def _singular(word: str, family: str) -> str:
     return word
 
 
-def _parts(whole: str, family: str) -> list[str]:
+@cache
+def _parts(whole: str, family: str) -> tuple[str, ...]:
     """A card's parts: hyphenated or spaced pieces, or a known head plus the rest (CONTRA+GOLPE)."""
     pieces = [piece for piece in re.split(r"[\s\-‐–]+", whole) if piece]
     if len(pieces) > 1:
-        return pieces
+        return tuple(pieces)
     for head in COMPOUND_HEADS[family]:
         rest = whole[len(head) :]
         if whole.startswith(head) and len(rest) >= MIN_STEM and len(head) >= MIN_STEM:
-            return [whole, head, rest]
-    return [whole]
+            return (whole, head, rest)
+    return (whole,)
 
 
 def _squash(card: str) -> str:
@@ -574,12 +415,19 @@ def _squash(card: str) -> str:
 
 
 @cache
-def _stem(word: str, family: str) -> str:
-    """The shorter of the Snowball stem and the word without its final vowels."""
-    stripped = word.rstrip("aeiou") if family != "en" else re.sub(r"(es|s|e)$", "", word)
+def _stems(word: str, family: str) -> tuple[str, ...]:
+    """The word without its inflection, and its Snowball stem when that is long enough to trust."""
+    singular = _singular(word, family)
+    if family == "en":
+        light = re.sub(r"(es|s|e)$", "", singular)
+    else:
+        light = re.sub(r"(ar|er|ir|are|ere|ire)$", "", singular) if len(singular) > 5 else singular
+        light = light.rstrip("aeiou")
+    stems = {light} if len(light) >= MIN_STEM else set()
     snowball = _stemmer(family).stemWord(word)
-    candidates = [stem for stem in (stripped, snowball) if len(stem) >= MIN_STEM]
-    return min(candidates, key=len) if candidates else stripped
+    if len(snowball) > SURE_STEM:
+        stems.add(snowball)
+    return tuple(sorted(stems, key=len))
 
 
 @cache
@@ -587,6 +435,7 @@ def _stemmer(family: str) -> snowballstemmer.Stemmer:
     return snowballstemmer.stemmer(STEMMER_NAMES[family])
 
 
+@cache
 def _variant(word: str, family: str) -> str:
     """Collapse spellings of one word: doubled letters, Italian gli/li, ph/f, y/i."""
     text = re.sub(r"(.)\1", r"\1", word)
@@ -596,6 +445,7 @@ def _variant(word: str, family: str) -> str:
     return text
 
 
+@cache
 def _sound(word: str, family: str) -> str:
     """A rough sound key: two spellings with one sound (anno/hanno, sela/cela) match."""
     text = word

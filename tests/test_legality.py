@@ -77,7 +77,9 @@ CASES = {
         ("ARCO-ÍRIS", "arco iris", "invalid"),
         ("PIANO", "oceano", "valid"),
         ("LIVRO", "livraria", "invalid"),
-        ("SOL", "soldado", "doubtful"),
+        ("SOL", "soldado", "valid"),
+        ("CADEIRA", "cadeado", "valid"),
+        ("ÁGUIA", "agulha", "valid"),
         ("CEREJA", "sereja", "doubtful"),
     ],
     Lang.PT_PT: [

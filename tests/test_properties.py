@@ -16,7 +16,7 @@ from engine.errors import GameError
 from engine.events import EventType
 from engine.game import Phase
 from engine.lang import Lang
-from engine.model import GRID_5X4, GRID_5X5, Edition, Identity, Side
+from engine.model import GRID_5X4, GRID_5X5, Edition, Side
 from engine.variants import Variants
 
 WORDS = [f"W{i:02d}" for i in range(80)]
@@ -58,8 +58,11 @@ def duet_action(game: DuetGame, rng: random.Random) -> None:
     elif phase is Phase.SUDDEN_DEATH:
         guesser = rng.choice([side for side in Side if game.has_words_to_find(side)])
         judge = guesser.other
-        options = [c for i, c in enumerate(game.board.cards)
-                   if not game.is_covered(i) and judge not in game.state.marks.get(i, set())]
+        options = [
+            c
+            for i, c in enumerate(game.board.cards)
+            if not game.is_covered(i) and judge not in game.state.marks.get(i, set())
+        ]
         game.guess(rng.choice(options), by=guesser)
     else:
         roll = rng.random()
@@ -70,8 +73,11 @@ def duet_action(game: DuetGame, rng: random.Random) -> None:
         else:
             assert game.guesser is not None
             judge = game.guesser.other
-            options = [c for i, c in enumerate(game.board.cards)
-                       if not game.is_covered(i) and judge not in game.state.marks.get(i, set())]
+            options = [
+                c
+                for i, c in enumerate(game.board.cards)
+                if not game.is_covered(i) and judge not in game.state.marks.get(i, set())
+            ]
             game.guess(rng.choice(options))
 
 
@@ -150,8 +156,12 @@ def test_random_pictures_games(seed: int, variants: Variants, words_on_pictures:
 )
 def test_random_duet_games(seed: int, tokens: int, relaxed: bool, penalty: bool, mission: str | None) -> None:
     board = deal_duet(WORDS, Lang.IT, random.Random(seed))
-    variants = Variants(duet_tokens=tokens if mission is None else 9, duet_relaxed_order=relaxed,
-                        invalid_clue_penalty=penalty, mission=mission)
+    variants = Variants(
+        duet_tokens=tokens if mission is None else 9,
+        duet_relaxed_order=relaxed,
+        invalid_clue_penalty=penalty,
+        mission=mission,
+    )
     game = play_random(board, variants, seed)
     assert isinstance(game, DuetGame)
     assert game.state.phase is Phase.OVER
