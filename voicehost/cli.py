@@ -1,0 +1,304 @@
+"""The `voicehost` command: play, deal and key (see CONTRACT.md for the stable outside)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import locale
+import os
+import random
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from engine.board import Board, deal_competitive, deal_duet
+from engine.decks import picture_names, words
+from engine.editions import AnyGame, new_game
+from engine.errors import BoardError, GameError
+from engine.lang import Lang
+from engine.model import GRID_5X4, GRID_5X5, Edition, Side, Team
+from engine.variants import HouseRules, Variants
+from voicehost.host import Host, HostSettings
+from voicehost.prompts import Prompts
+from voicehost.session import Session
+from voicehost.store import SaveError, default_save_path, load_game
+
+EXIT_OK, EXIT_GAME_ERROR, EXIT_USAGE = 0, 1, 2
+
+
+class UserError(Exception):
+    """Something the player must fix (a missing file, a bad board): printed, exit code 1."""
+
+
+def system_lang() -> Lang:
+    """The system's language when it is one we speak, else Brazilian Portuguese."""
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(name, "")
+        if value and value not in ("C", "POSIX") and not value.startswith("C."):
+            tag = value.split(".")[0].replace("_", "-")
+            for candidate in (tag, tag.split("-")[0]):
+                try:
+                    return Lang.parse(candidate)
+                except ValueError:
+                    continue
+    code = locale.getlocale()[0] or ""
+    try:
+        return Lang.parse(code.replace("_", "-")) if code else Lang.PT_BR
+    except ValueError:
+        return Lang.PT_BR
+
+
+def _lang(text: str) -> Lang:
+    try:
+        return Lang.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _grid(text: str) -> str:
+    if text not in ("5x5", "5x4"):
+        raise argparse.ArgumentTypeError("the grid is 5x5 or 5x4")
+    return text
+
+
+def add_deal_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--edition", choices=[e.value for e in Edition], default="classic")
+    parser.add_argument("--lang", type=_lang, default=None, help="pt-BR, pt-PT, it or en (default: the system's)")
+    parser.add_argument("--seed", type=int, default=None, help="the same seed deals the same board")
+    parser.add_argument("--grid", type=_grid, default=None, help="5x5 or 5x4 (mix words and pictures freely)")
+    parser.add_argument("--deck", choices=["words", "pictures", "mixed"], default=None)
+    parser.add_argument("--starting", choices=["red", "blue"], default=None, help="competitive: who starts")
+    parser.add_argument("--first", choices=["a", "b"], default=None, help="Duet: who gives the first clue")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="voicehost", description="An offline voice game host for Codenames.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    play = commands.add_parser("play", help="host a game")
+    add_deal_options(play)
+    play.add_argument("--board", type=Path, help="play this board file instead of dealing one")
+    play.add_argument("--save", type=Path, help="where the game is kept (written after every event)")
+    play.add_argument("--resume", type=Path, help="continue the game saved in this file")
+    play.add_argument("--text", action="store_true", help="type what players say; read what the host says")
+    play.add_argument("--events", type=Path, help="append every event to this JSON Lines file")
+    play.add_argument("--timer", type=int, default=None, metavar="SECONDS", help="sand timer per turn")
+    play.add_argument("--display", choices=["web", "terminal", "none"], default=None)
+    play.add_argument("--port", type=int, default=None)
+    play.add_argument("--audio-in", type=Path)
+    play.add_argument("--audio-out", type=Path)
+    play.add_argument("--engine", choices=["vosk", "whisper"], default=None)
+    play.add_argument("--model", type=Path)
+    rules = play.add_argument_group("variants and house rules")
+    rules.add_argument("--assassin-ending", action="store_true", help="the game ends only with the assassin")
+    rules.add_argument("--coop", action="store_true", help="one team against a simulated opponent")
+    rules.add_argument(
+        "--simulated",
+        choices=["random", "choose"],
+        default="random",
+        help="co-op: the simulated team's card is picked at random or named by the spymaster",
+    )
+    rules.add_argument("--three-players", action="store_true", help="two spymasters share one operative")
+    rules.add_argument("--no-penalty", action="store_true", help="an invalid clue is just given again")
+    rules.add_argument("--timer-ends-turn", action="store_true", help="when the sand runs out, guessing ends")
+    rules.add_argument("--tokens", type=int, choices=[9, 10, 11], default=9, help="Duet timer tokens")
+    rules.add_argument("--relaxed-order", action="store_true", help="Duet: two clues in a row are allowed")
+    rules.add_argument("--mission", help="Duet mission map city, e.g. cairo")
+    rules.add_argument("--allow-names", action="store_true", help="multi-word proper names as clues")
+    rules.add_argument("--allow-abbreviations", action="store_true")
+    rules.add_argument("--allow-compounds", action="store_true")
+    rules.add_argument("--allow-homophones", action="store_true")
+
+    deal = commands.add_parser("deal", help="write a random board file")
+    add_deal_options(deal)
+    deal.add_argument("--out", type=Path, required=True)
+
+    key = commands.add_parser("key", help="print the key of a saved game, once, for a spymaster")
+    key.add_argument("save", type=Path, nargs="?", default=None)
+    key.add_argument("--side", choices=["a", "b"], help="Duet: only this side")
+    return parser
+
+
+def deal_board(args: argparse.Namespace, lang: Lang) -> Board:
+    edition = Edition(args.edition)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
+    rng = random.Random(seed)
+    deck_kind = args.deck or ("pictures" if edition is Edition.PICTURES else "words")
+    deck: list[str] = []
+    if deck_kind in ("words", "mixed"):
+        deck += words(lang)
+    if deck_kind in ("pictures", "mixed"):
+        deck += [name for name in picture_names(lang) if name not in deck]
+    if edition is Edition.DUET:
+        if args.grid == "5x4":
+            raise UserError("Duet is played on a 5x5 grid")
+        return deal_duet(deck, lang, rng, first_clue_giver=Side(args.first) if args.first else None)
+    grid = {"5x5": GRID_5X5, "5x4": GRID_5X4}.get(args.grid or "")
+    return deal_competitive(
+        deck, lang, rng, edition=edition, grid=grid, starting_team=Team(args.starting) if args.starting else None
+    )
+
+
+def read_board(path: Path) -> Board:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"no board file at {path}") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UserError(f"{path} is not a board file: {exc}") from None
+    try:
+        return Board.from_dict(data)
+    except BoardError as exc:
+        raise UserError(f"{path}: {exc}") from None
+
+
+def variants_from(args: argparse.Namespace) -> Variants:
+    house = HouseRules(
+        multiword_names=args.allow_names,
+        abbreviations=args.allow_abbreviations,
+        compounds=args.allow_compounds,
+        homophones=args.allow_homophones,
+    )
+    return Variants(
+        assassin_ending=args.assassin_ending,
+        coop=args.coop,
+        shared_operative=args.three_players,
+        invalid_clue_penalty=not args.no_penalty,
+        timer_ends_turn=args.timer_ends_turn,
+        duet_tokens=args.tokens,
+        duet_relaxed_order=args.relaxed_order,
+        mission=args.mission,
+        house=house,
+    )
+
+
+class PrintMouth:
+    """Text mode: every announcement is one line on standard output."""
+
+    def say(self, text: str) -> None:
+        print(text, flush=True)
+
+
+def command_play(args: argparse.Namespace) -> int:
+    if not args.text:
+        print("Voice mode is not built yet: playing by text. Type what players say, one line each.", file=sys.stderr)
+    settings: dict[str, Any]
+    resumed = args.resume is not None
+    if resumed:
+        try:
+            saved = load_game(args.resume)
+        except SaveError as exc:
+            raise UserError(f"the saved game cannot be resumed: {exc}. The file was left untouched.") from None
+        game: AnyGame = saved.game
+        settings = saved.settings
+        save_path: Path = args.save or args.resume
+    else:
+        lang = args.lang or system_lang()
+        board = read_board(args.board) if args.board else deal_board(args, lang)
+        try:
+            game = new_game(board, variants_from(args))
+        except GameError as exc:
+            raise UserError(str(exc)) from None
+        settings = {
+            "timer": args.timer,
+            "simulated": args.simulated,
+            "seed": args.seed if args.seed is not None else 0,
+            "edition_args": vars_for_new_game(args, board),
+        }
+        save_path = args.save or default_save_path()
+    prompts = Prompts.load(game.board.lang)
+    mouth = PrintMouth()
+    session = Session(
+        save_path,
+        args.events,
+        settings,
+        warn=lambda detail: mouth.say(prompts.text("error.save_failed", detail=detail)),
+    )
+    host_settings = HostSettings(
+        timer_seconds=args.timer or settings.get("timer"),
+        simulated=settings.get("simulated", "random"),
+        seed=int(settings.get("seed") or 0),
+    )
+
+    def another_game() -> AnyGame:
+        replay_args = argparse.Namespace(**{**vars(args), **settings.get("edition_args", {})})
+        replay_args.seed = None
+        return new_game(deal_board(replay_args, game.board.lang), game.variants)
+
+    host = Host(
+        game, prompts, mouth, settings=host_settings, on_events=session, new_game=another_game, save_hint=str(save_path)
+    )
+    if not resumed:
+        session(game, game.events)
+    host.start(resumed=resumed)
+    try:
+        for line in sys.stdin:
+            host.hear(line.rstrip("\n"))
+            if host.finished:
+                break
+    except KeyboardInterrupt:
+        pass
+    finally:
+        host.close()
+        session.close()
+    return EXIT_OK
+
+
+def vars_for_new_game(args: argparse.Namespace, board: Board) -> dict[str, Any]:
+    """How to deal the next game in this session: like this one, with a fresh key."""
+    chosen = {name: getattr(args, name) for name in ("grid", "deck", "starting", "first")}
+    chosen["edition"] = board.edition.value
+    chosen["grid"] = chosen["grid"] or f"{board.grid.columns}x{board.grid.rows}"
+    return chosen
+
+
+def command_deal(args: argparse.Namespace) -> int:
+    board = deal_board(args, args.lang or system_lang())
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(board.to_dict(), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    print(f"{args.out}: {board.edition.value}, {board.lang.value}, {board.grid.columns}x{board.grid.rows}")
+    return EXIT_OK
+
+
+def command_key(args: argparse.Namespace) -> int:
+    path = args.save or default_save_path()
+    try:
+        game = load_game(path).game
+    except SaveError as exc:
+        raise UserError(str(exc)) from None
+    board = game.board
+    width = max(len(card) for card in board.cards) + 2
+    marks = {"red": "R", "blue": "B", "bystander": ".", "assassin": "X", "green": "G"}
+    sides = (
+        [("", board.key)]
+        if not board.is_duet
+        else [(f"side {s.value.upper()}", board.side_key(s)) for s in Side if args.side in (None, s.value)]
+    )
+    for title, key in sides:
+        if title:
+            print(title)
+        for row in range(board.grid.rows):
+            cells = []
+            for col in range(board.grid.columns):
+                index = row * board.grid.columns + col
+                covered = "*" if game.is_covered(index) else " "
+                cells.append(f"{marks[key[index].value]}{covered}{board.cards[index]:<{width}}")
+            print(" ".join(cells))
+    print("R red, B blue, G green, . bystander, X assassin; * covered")
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handlers = {"play": command_play, "deal": command_deal, "key": command_key}
+    try:
+        return handlers[args.command](args)
+    except UserError as exc:
+        print(f"voicehost: {exc}", file=sys.stderr)
+        return EXIT_GAME_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())

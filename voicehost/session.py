@@ -1,0 +1,45 @@
+"""Keeps a game safe while it is played: the save after every event, the public events log."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from engine.editions import AnyGame
+from engine.events import Event
+from voicehost.store import EventLog, save_game
+
+
+class Session:
+    """The `on_events` hook of the host: write the save, append the log, survive a full disk."""
+
+    def __init__(
+        self,
+        save_path: Path,
+        events_path: Path | None,
+        settings: dict[str, Any],
+        warn: Callable[[str], None],
+    ) -> None:
+        self.save_path = save_path
+        self.settings = settings
+        self.log = EventLog(events_path) if events_path else None
+        self._warn = warn
+        self._failing = False
+
+    def __call__(self, game: AnyGame, events: Sequence[Event]) -> None:
+        if self.log is not None and events and events[0].seq == 1:
+            self.log.new_game()
+        try:
+            save_game(self.save_path, game, self.settings)
+            if self.log is not None:
+                self.log.append(events)
+            self._failing = False
+        except OSError as exc:
+            if not self._failing:  # say it once, not after every event
+                self._warn(exc.strerror or str(exc))
+            self._failing = True
+
+    def close(self) -> None:
+        if self.log is not None:
+            self.log.close()
