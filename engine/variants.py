@@ -39,6 +39,10 @@ class Variants:
     def __post_init__(self) -> None:
         if self.duet_tokens not in DUET_TOKEN_CHOICES:
             raise NotAllowedInThisGame(detail="Duet is played with 9, 10 or 11 timer tokens")
+        if self.mission is not None:
+            from engine.missions import mission  # the map knows cities by id: keep the id, whatever was typed
+
+            object.__setattr__(self, "mission", mission(self.mission).id)
         if self.coop and self.shared_operative:
             raise NotAllowedInThisGame(
                 detail="choose either one team against a simulated opponent or two spymasters sharing an operative"

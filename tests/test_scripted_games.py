@@ -477,11 +477,6 @@ KILLED = [
         "en-classic-coop-win",
         5,
         id="coop-random-en",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="a resumed co-op game reseeds the simulated team's random choice (seed + number of events), "
-            "so a seeded game covers other cards after a resume than it would have without one",
-        ),
     ),
 ]
 
@@ -514,11 +509,6 @@ def test_kill_9_then_resume_gives_the_same_log(name: str, cut: int, runner: Runn
     assert text == whole.events_text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="on --resume the events log is only appended with new events: events that reached the save "
-    "but not the log before a kill are never written (session.py/store.py EventLog)",
-)
 def test_resume_fills_in_events_the_log_missed(runner: Runner, tmp_path: Path) -> None:
     """A kill between the save (written first) and the events log leaves the log one batch behind.
 

@@ -156,6 +156,8 @@ class Announcer:
             return [self.p.text("guess.result_bystander_duet", card=event["card"], tokens=event["tokens_left"])]
         if kind is EventType.SIDE_DONE:
             side = Side(event["side"])
+            if game.state.phase is Phase.SUDDEN_DEATH or game.over:
+                return [self.p.text("turn.side_done_sudden", side=side.value.upper())]
             return [self.p.text("turn.side_done", side=side.value.upper(), other=side.other.value.upper())]
         if kind is EventType.SUDDEN_DEATH:
             if isinstance(game, DuetGame):
@@ -191,7 +193,9 @@ class Announcer:
                     if not ends_turn
                     else self.p.text("guess.result_own_last", card=card, identity=self._identity(identity))
                 )
-            return ""  # the bystander line comes with its token
+            if any(e.type is EventType.BYSTANDER_MARKED for e in batch):
+                return ""  # the bystander line comes with its token
+            return self.p.text("guess.result_own_last", card=card, identity=self._identity(identity))
         by = Team(event["by"])
         if identity == by.value and not ends_turn and game.state.phase is Phase.GUESS:
             return self.p.text(

@@ -229,8 +229,7 @@ def command_play(args: argparse.Namespace) -> int:
     host = Host(
         game, prompts, mouth, settings=host_settings, on_events=session, new_game=another_game, save_hint=str(save_path)
     )
-    if not resumed:
-        session(game, game.events)
+    session(game, game.events)  # a new game's start, or what a crash kept out of the events file
     host.start(resumed=resumed)
     try:
         for line in sys.stdin:
@@ -270,11 +269,13 @@ def command_key(args: argparse.Namespace) -> int:
     board = game.board
     width = max(len(card) for card in board.cards) + 2
     marks = {"red": "R", "blue": "B", "bystander": ".", "assassin": "X", "green": "G"}
-    sides = (
-        [("", board.key)]
-        if not board.is_duet
-        else [(f"side {s.value.upper()}", board.side_key(s)) for s in Side if args.side in (None, s.value)]
-    )
+    if board.is_duet and args.side is None:
+        raise UserError("each Duet player sees only their own side of the key: add --side a or --side b")
+    if board.is_duet:
+        side = Side(args.side)
+        sides = [(f"side {side.value.upper()}", board.side_key(side))]
+    else:
+        sides = [("", board.key)]
     for title, key in sides:
         if title:
             print(title)

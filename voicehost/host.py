@@ -43,13 +43,18 @@ class State(Enum):
     CONFIRM_UNDO = auto()
     CONFIRM_NEW_GAME = auto()
     CONFIRM_QUIT = auto()
+    CONFIRM_COMMAND = auto()  # a command heard with low confidence
     ASK_CLUE_GIVER = auto()  # Duet: a clue was heard while either player could give it
     ASK_GUESSER = auto()  # Duet sudden death: a guess was heard while both players may guess
     FINISHED = auto()
 
 
 SIDE_WORDS = {"a": Side.A, "b": Side.B, "be": Side.B, "bi": Side.B, "bê": Side.B, "ei": Side.A}
-SIDE_LEADS = {"jogador", "player", "giocatore", "lado", "side", "lato"}
+SIDE_LEADS = {
+    "jogador", "player", "giocatore", "lado", "side", "lato", "e", "o", "a", "il", "lo", "fui", "eu", "sou",
+    "its", "it", "is", "me", "i", "am", "io", "sono", "ho", "dado", "dato", "gave", "da", "do", "del", "quem",
+    "deu", "foi", "ele", "ela", "lui", "lei", "the", "giocatrice", "jogadora",
+}
 
 
 @dataclass
@@ -96,7 +101,7 @@ class Host:
         self._pending_card: str | None = None
         self._candidates: list[str] = []
         self._chosen_side: Side | None = None
-        self._rng = random.Random(self.settings.seed + len(game.events))
+        self._pending_command: Command | None = None
         self.timer = SandTimer(self._on_timer)
         self._turn: tuple[object, ...] = ()
 
@@ -119,7 +124,8 @@ class Host:
         with self._lock:
             lines = [self.t("game.resumed")] if resumed else self.announce.welcome()
             if self._save_hint and not resumed:
-                lines.append(self.t("game.key_hint", save=self._save_hint))
+                key = "game.key_hint_duet" if isinstance(self.game, DuetGame) else "game.key_hint"
+                lines.append(self.t(key, save=self._save_hint))
             if self.game.over:
                 lines.append(self.t("input.game_over_already"))
             else:
@@ -152,10 +158,19 @@ class Host:
         cards = self._candidates if self.state is State.CONFIRM_GUESS else game.visible_cards()
         heard = understand(text, phase=listening, cards=cards, lang=game.board.lang, asr_confidence=confidence)
         side = self._side_word(text)
+        confirming_guess = self.state is State.CONFIRM_GUESS
         if self.state is not State.PLAYING and self._answer(heard, side):
             return
+        if confirming_guess:  # not one of the offered cards: hear it afresh against the whole table
+            heard = understand(text, phase=listening, cards=game.visible_cards(), lang=game.board.lang,
+                               asr_confidence=confidence)
         if heard.intent is Intent.COMMAND and heard.command is not None:
-            self._command(heard.command)
+            if heard.action is Action.CONFIRM:
+                self._pending_command = heard.command
+                self.state = State.CONFIRM_COMMAND
+                self.say(self.t("input.confirm_command", what=heard.heard))
+            else:
+                self._command(heard.command)
             return
         if game.over:
             self.say(self.t("input.game_over_already"))
@@ -164,7 +179,10 @@ class Host:
             self._choose_side(side)
             return
         if heard.intent is Intent.CLUE and heard.clue is not None:
-            self._clue(PendingClue(heard.clue.word, heard.clue.number, heard.clue.spelled))
+            house = game.variants.house
+            several_allowed = house.multiword_names or house.compounds
+            word = heard.clue.word if several_allowed else heard.clue.last_word
+            self._clue(PendingClue(word, heard.clue.number, heard.clue.spelled))
         elif heard.intent is Intent.GUESS:
             self._guess(heard)
         else:
@@ -189,6 +207,9 @@ class Host:
             if heard.intent is Intent.GUESS and heard.card and heard.action is Action.ACCEPT:
                 self.state = State.PLAYING
                 self._reveal(heard.card)
+            elif heard.intent in (Intent.GUESS, Intent.UNKNOWN, Intent.CLUE) and not (yes or no):
+                self.state = State.PLAYING
+                return False
             elif yes and len(self._candidates) == 1:
                 self.state = State.PLAYING
                 self._reveal(self._candidates[0])
@@ -216,6 +237,16 @@ class Host:
                 return False
             self.say(self.last_said, remember=False)
             return True
+        if state is State.CONFIRM_COMMAND:
+            command, self._pending_command = self._pending_command, None
+            self.state = State.PLAYING
+            if yes and command is not None:
+                self._command(command)
+                return True
+            if no:
+                self.say(self.announce.next_prompt() or self.t("end.play_again"))
+                return True
+            return False
         if state in (State.CONFIRM_UNDO, State.CONFIRM_NEW_GAME, State.CONFIRM_QUIT):
             if not (yes or no):
                 if heard.intent is Intent.COMMAND and heard.command not in (Command.YES, Command.NO):
@@ -260,12 +291,13 @@ class Host:
         return False
 
     def _side_word(self, text: str) -> Side | None:
-        words = [w.strip(".,!?:;") for w in _fold(text).split()]
+        """"A", "o B", "é o B", "fui eu, o A", "player b": a Duet player naming a side."""
+        words = [w.strip(".,!?:;'\"") for w in _fold(text).replace("'", " ").split()]
         words = [w for w in words if w]
-        if len(words) == 2 and words[0] in SIDE_LEADS:
-            words = words[1:]
-        if len(words) == 1 and words[0] in SIDE_WORDS:
-            return SIDE_WORDS[words[0]]
+        if not words or words[-1] not in SIDE_WORDS or len(words) > 5:
+            return None
+        if all(word in SIDE_LEADS for word in words[:-1]):
+            return SIDE_WORDS[words[-1]]
         return None
 
     def _choose_side(self, side: Side) -> None:
@@ -381,6 +413,10 @@ class Host:
             else:
                 self.say(self.t("turn.simulated_choose"), remember=False)
             return
+        covered = self._covered_card_named(heard.heard)
+        if covered is not None:
+            self.say(self.t("guess.covered_already", card=covered), remember=False)
+            return
         if heard.action is Action.ACCEPT and heard.card:
             self._reveal(heard.card)
         elif heard.action is Action.CONFIRM and heard.candidates:
@@ -389,6 +425,18 @@ class Host:
             self._ask_candidates()
         else:
             self.say(self.t("input.reprompt_guess"), remember=False)
+
+    def _covered_card_named(self, text: str) -> str | None:
+        """A covered card, when that is what was said: matching only the visible cards would
+        offer another card instead (even the assassin)."""
+        game = self.game
+        covered = [card for index, card in enumerate(game.board.cards) if game.is_covered(index)]
+        if not covered:
+            return None
+        everything = understand(text, phase=Listening.GUESS, cards=game.board.cards, lang=game.board.lang)
+        if everything.intent is Intent.GUESS and everything.card in covered and everything.action is Action.ACCEPT:
+            return everything.card
+        return None
 
     def _ask_candidates(self) -> None:
         names = self._candidates
@@ -600,7 +648,9 @@ class Host:
             and game.state.phase is Phase.SIMULATED_TURN
             and self.settings.simulated == "random"
         ):
-            events += game.simulated_cover(self._rng.choice(game.simulated_choices()))
+            # seeded by the game's own length, so a resumed game covers what the uninterrupted one would
+            chooser = random.Random(f"{self.settings.seed}:{len(game.events)}")
+            events += game.simulated_cover(chooser.choice(game.simulated_choices()))
         self._on_events(game, events)
         self.say(f"{intro} {self.announce.describe(events)}")
         self._after_change()

@@ -26,10 +26,12 @@ class Session:
         self.log = EventLog(events_path) if events_path else None
         self._warn = warn
         self._failing = False
+        self._game: AnyGame | None = None
 
     def __call__(self, game: AnyGame, events: Sequence[Event]) -> None:
-        if self.log is not None and events and events[0].seq == 1:
-            self.log.new_game()
+        if self._game is not None and game is not self._game and self.log is not None:
+            self.log.new_game()  # "new game" at the table: its seq starts again at 1 in the same file
+        self._game = game
         try:
             save_game(self.save_path, game, self.settings)
             if self.log is not None:

@@ -178,6 +178,12 @@ class ClueHeard:
     number: int | None
     spelled: bool
 
+    @property
+    def last_word(self) -> str:
+        """The word said last before the number: what a one-word clue is when fillers or a
+        self-correction came first ("well, ocean two", "céu, não, espaço, dois")."""
+        return self.word if self.spelled else self.word.split()[-1]
+
 
 @dataclass(frozen=True)
 class Candidate:
