@@ -19,6 +19,7 @@ from engine.errors import BoardError, GameError
 from engine.lang import Lang
 from engine.model import GRID_5X4, GRID_5X5, Edition, Side, Team
 from engine.variants import HouseRules, Variants
+from voicehost.campaigns import load_campaign
 from voicehost.host import Host, HostSettings
 from voicehost.prompts import Prompts
 from voicehost.session import Session
@@ -105,6 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("--tokens", type=int, choices=[9, 10, 11], default=9, help="Duet timer tokens")
     rules.add_argument("--relaxed-order", action="store_true", help="Duet: two clues in a row are allowed")
     rules.add_argument("--mission", help="Duet mission map city, e.g. cairo")
+    rules.add_argument("--team", help="Duet: the team whose mission-map progress is kept")
     rules.add_argument("--allow-names", action="store_true", help="multi-word proper names as clues")
     rules.add_argument("--allow-abbreviations", action="store_true")
     rules.add_argument("--allow-compounds", action="store_true")
@@ -207,6 +209,15 @@ def command_play(args: argparse.Namespace) -> int:
             "edition_args": vars_for_new_game(args, board),
         }
         save_path = args.save or default_save_path()
+    campaign = None
+    team = args.team or settings.get("team")
+    if team:
+        campaign = load_campaign(team)
+        city = game.variants.mission
+        if city is not None and not resumed and city not in campaign.available():
+            opened = ", ".join(campaign.available()) or "none yet: first win a normal 9-token game"
+            raise UserError(f"the mission {city} is not open for {team}; open missions: {opened}")
+        settings["team"] = team
     prompts = Prompts.load(game.board.lang)
     mouth = PrintMouth()
     session = Session(
@@ -214,6 +225,7 @@ def command_play(args: argparse.Namespace) -> int:
         args.events,
         settings,
         warn=lambda detail: mouth.say(prompts.text("error.save_failed", detail=detail)),
+        campaign=campaign,
     )
     host_settings = HostSettings(
         timer_seconds=args.timer or settings.get("timer"),

@@ -6,8 +6,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from engine.duet import DuetGame
 from engine.editions import AnyGame
-from engine.events import Event
+from engine.events import Event, EventType
+from engine.missions import Campaign
+from voicehost.campaigns import save_campaign
 from voicehost.store import EventLog, save_game
 
 
@@ -20,6 +23,7 @@ class Session:
         events_path: Path | None,
         settings: dict[str, Any],
         warn: Callable[[str], None],
+        campaign: Campaign | None = None,
     ) -> None:
         self.save_path = save_path
         self.settings = settings
@@ -27,6 +31,7 @@ class Session:
         self._warn = warn
         self._failing = False
         self._game: AnyGame | None = None
+        self.campaign = campaign
 
     def __call__(self, game: AnyGame, events: Sequence[Event]) -> None:
         if self._game is not None and game is not self._game and self.log is not None:
@@ -37,10 +42,20 @@ class Session:
             if self.log is not None:
                 self.log.append(events)
             self._failing = False
+            self._record_campaign(game, events)
         except OSError as exc:
             if not self._failing:  # say it once, not after every event
                 self._warn(exc.strerror or str(exc))
             self._failing = True
+
+    def _record_campaign(self, game: AnyGame, events: Sequence[Event]) -> None:
+        """A won Duet game moves the team along the mission map (the 9-token game opens Praga)."""
+        if self.campaign is None or not isinstance(game, DuetGame):
+            return
+        for event in events:
+            if event.type is EventType.GAME_OVER and event["winner"] == "players":
+                if self.campaign.record_win(game.variants.mission, game.variants.duet_tokens):
+                    save_campaign(self.campaign)
 
     def close(self) -> None:
         if self.log is not None:

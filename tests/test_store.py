@@ -1,0 +1,119 @@
+"""Saves and campaigns: crash-safe, refused whole when broken, kept going when the disk is full."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from engine.board import deal_duet
+from engine.editions import new_game
+from engine.lang import Lang
+from engine.missions import Campaign
+from engine.model import Side
+from engine.variants import Variants
+from voicehost.campaigns import load_campaign, save_campaign
+from voicehost.session import Session
+from voicehost.store import SaveError, load_game, save_game
+
+from .conftest import CLASSIC_SPEC, competitive_board
+
+
+def played(tmp_path: Path) -> Path:
+    game = new_game(competitive_board(CLASSIC_SPEC))
+    game.give_clue("pão", 2)  # type: ignore[call-arg]
+    game.guess("MANTEIGA")
+    path = tmp_path / "save.json"
+    save_game(path, game, {"timer": None})
+    return path
+
+
+def test_a_save_replays_to_the_same_game(tmp_path: Path) -> None:
+    path = played(tmp_path)
+    loaded = load_game(path)
+    assert [e.to_dict() for e in loaded.game.events][-1]["card"] == "MANTEIGA"
+    assert loaded.settings == {"timer": None}
+    assert not list(tmp_path.glob(".save.json.*")), "no temporary file is left behind"
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda text: text[: len(text) // 2], "broken JSON"),
+        (lambda text: json.dumps({"format": "something-else"}), "not a voicehost saved game"),
+        (lambda text: text.replace('"version": 1', '"version": 99'), "another version"),
+        (lambda text: text.replace('"identity": "red"', '"identity": "blue"'), "does not replay"),
+        (lambda text: text.replace('"seq": 3', '"seq": 7'), "numbered 7"),
+        (lambda text: "\udcff", "cannot be read"),
+    ],
+)
+def test_a_corrupt_or_foreign_save_is_refused_whole(tmp_path: Path, damage, message: str) -> None:  # type: ignore[no-untyped-def]
+    path = played(tmp_path)
+    broken = damage(path.read_text(encoding="utf-8"))
+    path.write_bytes(broken.encode("utf-8", "surrogateescape"))
+    before = path.read_bytes()
+    with pytest.raises(SaveError, match=message):
+        load_game(path)
+    assert path.read_bytes() == before, "a refused save is never rewritten"
+
+
+def test_a_missing_save_says_so(tmp_path: Path) -> None:
+    with pytest.raises(SaveError, match="no saved game"):
+        load_game(tmp_path / "nothing.json")
+
+
+def test_a_full_disk_warns_once_and_the_game_goes_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    warnings: list[str] = []
+    session = Session(tmp_path / "s.json", tmp_path / "e.jsonl", {}, warnings.append)
+    game = new_game(competitive_board(CLASSIC_SPEC))
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("voicehost.session.save_game", full)
+    session(game, game.events)
+    session(game, game.give_clue("pão", 1))  # type: ignore[call-arg]
+    assert warnings == ["No space left on device"]
+    monkeypatch.undo()
+    session(game, game.guess("MANTEIGA"))
+    assert load_game(tmp_path / "s.json").game.events[-1]["card"] == "MANTEIGA"
+    session.close()
+
+
+def test_campaign_progress_is_kept_per_team(tmp_path: Path) -> None:
+    path = tmp_path / "campaigns.json"
+    ours = Campaign("Os Espiões")
+    assert ours.available() == []
+    assert ours.record_win(None, 9)  # the normal 9-token game completes Praga
+    assert ours.available() == ["berlim", "cairo", "moscovo", "praga"]
+    save_campaign(ours, path)
+    save_campaign(Campaign("Outros"), path)
+    again = load_campaign("Os Espiões", path)
+    assert again.completed == {"praga"}
+    assert again.record_win("cairo", 9)
+    assert "bagda" in again.available()
+    assert load_campaign("Outros", path).completed == set()
+    with pytest.raises(Exception, match="not open yet"):
+        again.record_win("paris", 9)
+
+
+def test_a_won_mission_moves_the_team_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    campaign = Campaign("Nós", {"praga"})
+    session = Session(tmp_path / "s.json", None, {}, lambda _: None, campaign=campaign)
+    board = deal_duet([f"W{i}" for i in range(40)], Lang.PT_PT, random.Random(2))
+    game = new_game(board, Variants(mission="cairo"))
+    session(game, game.events)
+    giver = Side.A
+    greens = {side: [board.cards[i] for i in range(25) if board.side_key(side)[i].value == "green"] for side in Side}
+    for giver in (Side.A, Side.B):
+        if game.over:
+            break
+        session(game, game.give_clue(giver, "x", None))  # type: ignore[call-arg]
+        for card in greens[giver]:
+            if not game.over and card in game.visible_cards():
+                session(game, game.guess(card))
+    assert game.state.winner is not None and game.state.winner.value == "players"
+    assert load_campaign("Nós").completed == {"praga", "cairo"}
