@@ -52,10 +52,9 @@ class Session:
         """A won Duet game moves the team along the mission map (the 9-token game opens Praga)."""
         if self.campaign is None or not isinstance(game, DuetGame):
             return
-        for event in events:
-            if event.type is EventType.GAME_OVER and event["winner"] == "players":
-                if self.campaign.record_win(game.variants.mission, game.variants.duet_tokens):
-                    save_campaign(self.campaign)
+        won = any(event.type is EventType.GAME_OVER and event["winner"] == "players" for event in events)
+        if won and self.campaign.record_win(game.variants.mission, game.variants.duet_tokens):
+            save_campaign(self.campaign)
 
     def close(self) -> None:
         if self.log is not None:
