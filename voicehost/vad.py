@@ -1,0 +1,133 @@
+"""Where utterances start and end: the Silero voice activity detector that faster-whisper ships,
+run window by window on a live stream, with a short silence to close an utterance."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+
+from voicehost.asr import SAMPLE_RATE, Audio
+
+WINDOW: Final = 512
+"""Samples per VAD step (32 ms at 16 kHz), as the Silero model expects."""
+CONTEXT: Final = 64
+START_PROBABILITY: Final = 0.5
+"""Speech begins when a window is this likely to be speech..."""
+END_PROBABILITY: Final = 0.35
+"""...and ends after END_SILENCE_MS of windows below this."""
+END_SILENCE_MS: Final = 320
+"""The end-of-speech delay the players feel: shorter cuts slow speakers between words."""
+PRE_ROLL_MS: Final = 160
+"""Audio kept from before the detected start, so first consonants are not clipped."""
+MIN_SPEECH_MS: Final = 150
+"""Shorter bursts (a cough, a click) are not utterances."""
+MAX_UTTERANCE_S: Final = 12.0
+
+
+class VadError(RuntimeError):
+    """The voice activity detector cannot run (onnxruntime or the model file is missing)."""
+
+
+def _silero_path() -> Path:
+    try:
+        import faster_whisper
+    except ImportError:
+        hint = "pip install 'voicehost[whisper]'"
+        raise VadError(f"the voice activity detector comes with faster-whisper: {hint}") from None
+    assets = Path(faster_whisper.__file__).parent / "assets"
+    found = sorted(assets.glob("silero_vad*.onnx"))
+    if not found:
+        raise VadError(f"no Silero VAD model in {assets}: reinstall faster-whisper")
+    return found[-1]
+
+
+class SileroVad:
+    """Speech probability of each 32 ms window, keeping the model's state across calls."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        try:
+            import onnxruntime
+        except ImportError:
+            raise VadError("the voice activity detector needs onnxruntime: pip install 'voicehost[whisper]'") from None
+        options = onnxruntime.SessionOptions()
+        options.inter_op_num_threads = 1
+        options.intra_op_num_threads = 1
+        options.log_severity_level = 4
+        self._session: Any = onnxruntime.InferenceSession(
+            str(path or _silero_path()), providers=["CPUExecutionProvider"], sess_options=options
+        )
+        self.reset()
+
+    def reset(self) -> None:
+        self._h = np.zeros((1, 1, 128), dtype=np.float32)
+        self._c = np.zeros((1, 1, 128), dtype=np.float32)
+        self._context = np.zeros(CONTEXT, dtype=np.float32)
+
+    def probability(self, window: Audio) -> float:
+        batch = np.concatenate([self._context, window.astype(np.float32)])[None, :]
+        output, self._h, self._c = self._session.run(None, {"input": batch, "h": self._h, "c": self._c})
+        self._context = window[-CONTEXT:].astype(np.float32)
+        return float(np.asarray(output).reshape(-1)[0])
+
+
+@dataclass(frozen=True)
+class Utterance:
+    audio: Audio
+    start_s: float  # position in the stream
+    end_s: float  # when the speech ended (before the closing silence)
+    detected_s: float  # when the segmenter knew it had ended: end_s plus the end-of-speech delay
+
+
+class Segmenter:
+    """Cuts a stream of chunks into utterances."""
+
+    def __init__(self, vad: SileroVad | None = None) -> None:
+        self.vad = vad or SileroVad()
+
+    def utterances(self, chunks: Iterable[Audio]) -> Iterator[Utterance]:
+        window_s = WINDOW / SAMPLE_RATE
+        end_windows = max(1, round(END_SILENCE_MS / 1000 / window_s))
+        pre_windows = round(PRE_ROLL_MS / 1000 / window_s)
+        min_windows = max(1, round(MIN_SPEECH_MS / 1000 / window_s))
+        max_windows = round(MAX_UTTERANCE_S / window_s)
+        pending = np.zeros(0, dtype=np.float32)
+        history: list[Audio] = []
+        speech: list[Audio] = []
+        voiced = silent = 0
+        position = 0
+        start = 0
+        self.vad.reset()
+        for chunk in chunks:
+            pending = np.concatenate([pending, np.asarray(chunk, dtype=np.float32).reshape(-1)])
+            while len(pending) >= WINDOW:
+                window, pending = pending[:WINDOW], pending[WINDOW:]
+                position += 1
+                probability = self.vad.probability(window)
+                if not speech:
+                    history = [*history[-pre_windows:], window] if pre_windows else []
+                    if probability >= START_PROBABILITY:
+                        speech = list(history) if history else [window]
+                        start = position - len(speech)
+                        voiced, silent = 1, 0
+                    continue
+                speech.append(window)
+                if probability >= END_PROBABILITY:
+                    voiced += 1
+                    silent = 0
+                else:
+                    silent += 1
+                if silent >= end_windows or len(speech) >= max_windows:
+                    if voiced >= min_windows:
+                        yield Utterance(
+                            np.concatenate(speech),
+                            start * window_s,
+                            (position - silent) * window_s,
+                            position * window_s,
+                        )
+                    speech, history, voiced, silent = [], [], 0, 0
+        if speech and voiced >= min_windows:
+            yield Utterance(np.concatenate(speech), start * window_s, position * window_s, position * window_s)
