@@ -20,6 +20,7 @@ from engine.lang import Lang
 from engine.model import GRID_5X4, GRID_5X5, Edition, Side, Team
 from engine.variants import HouseRules, Variants
 from voicehost.campaigns import load_campaign
+from voicehost.devices import DeviceError
 from voicehost.host import Host, HostSettings
 from voicehost.models import (
     Manifest,
@@ -34,6 +35,7 @@ from voicehost.models import (
 from voicehost.prompts import Prompts
 from voicehost.session import Session
 from voicehost.store import SaveError, default_save_path, load_game
+from voicehost.voice_mode import Voice
 
 EXIT_OK, EXIT_GAME_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -97,10 +99,12 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--timer", type=int, default=None, metavar="SECONDS", help="sand timer per turn")
     play.add_argument("--display", choices=["web", "terminal", "none"], default=None)
     play.add_argument("--port", type=int, default=None)
-    play.add_argument("--audio-in", type=Path)
-    play.add_argument("--audio-out", type=Path)
-    play.add_argument("--engine", choices=["vosk", "whisper"], default=None)
-    play.add_argument("--model", type=Path)
+    play.add_argument("--audio-in", type=Path, help="the players' speech from this WAV instead of the microphone")
+    play.add_argument("--realtime", action="store_true", help="--audio-in: as fast as it was recorded")
+    play.add_argument("--audio-out", type=Path, help="the host's speech to this WAV instead of the speakers")
+    play.add_argument("--engine", choices=["vosk", "whisper"], default=None, help="speech recognizer (vosk)")
+    play.add_argument("--model", type=Path, help="the recognizer's model folder")
+    play.add_argument("--show-heard", action="store_true", help="print what the recognizer heard, on stderr")
     rules = play.add_argument_group("variants and house rules")
     rules.add_argument("--assassin-ending", action="store_true", help="the game ends only with the assassin")
     rules.add_argument("--coop", action="store_true", help="one team against a simulated opponent")
@@ -202,8 +206,6 @@ class PrintMouth:
 
 
 def command_play(args: argparse.Namespace) -> int:
-    if not args.text:
-        print("Voice mode is not built yet: playing by text. Type what players say, one line each.", file=sys.stderr)
     settings: dict[str, Any]
     resumed = args.resume is not None
     if resumed:
@@ -238,7 +240,8 @@ def command_play(args: argparse.Namespace) -> int:
             raise UserError(f"the mission {city} is not open for {team}; open missions: {opened}")
         settings["team"] = team
     prompts = Prompts.load(game.board.lang)
-    mouth = PrintMouth()
+    voice = None if args.text else Voice.open(args, game.board.lang, prompts)
+    mouth: Any = voice.mouth if voice is not None and voice.mouth is not None else PrintMouth()
     session = Session(
         save_path,
         args.events,
@@ -261,17 +264,24 @@ def command_play(args: argparse.Namespace) -> int:
         game, prompts, mouth, settings=host_settings, on_events=session, new_game=another_game, save_hint=str(save_path)
     )
     session(game, game.events)  # a new game's start, or what a crash kept out of the events file
+    if voice is not None and voice.note:
+        mouth.say(voice.note)
     host.start(resumed=resumed)
     try:
-        for line in sys.stdin:
-            host.hear(line.rstrip("\n"))
-            if host.finished:
-                break
+        if voice is not None:
+            voice.run(host)
+        else:
+            for line in sys.stdin:
+                host.hear(line.rstrip("\n"))
+                if host.finished:
+                    break
     except KeyboardInterrupt:
         pass
     finally:
         host.close()
         session.close()
+        if voice is not None:
+            voice.close()
     return EXIT_OK
 
 
@@ -359,7 +369,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handlers = {"play": command_play, "deal": command_deal, "key": command_key, "models": command_models}
     try:
         return handlers[args.command](args)
-    except (UserError, ModelError) as exc:
+    except (UserError, ModelError, DeviceError) as exc:
         print(f"voicehost: {exc}", file=sys.stderr)
         return EXIT_GAME_ERROR
 

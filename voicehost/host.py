@@ -24,9 +24,10 @@ from engine.game import Phase
 from engine.legality import ClueRuling, Verdict
 from engine.model import Side
 from voicehost.announcer import Announcer
+from voicehost.asr import Context
 from voicehost.prompts import Prompts
 from voicehost.timer import SandTimer
-from voicehost.understanding import Action, Command, Intent, Understanding, understand
+from voicehost.understanding import Action, Command, Intent, Understanding, listening_phrases, understand
 from voicehost.understanding import Phase as Listening
 
 
@@ -44,10 +45,19 @@ class State(Enum):
     CONFIRM_NEW_GAME = auto()
     CONFIRM_QUIT = auto()
     CONFIRM_COMMAND = auto()  # a command heard with low confidence
+    CONFIRM_HEARD_CLUE = auto()  # a clue heard with low confidence: "Clue: tomato, 3? Yes or no."
     ASK_CLUE_GIVER = auto()  # Duet: a clue was heard while either player could give it
     ASK_GUESSER = auto()  # Duet sudden death: a guess was heard while both players may guess
     FINISHED = auto()
 
+
+YES_NO_STATES = frozenset(
+    {State.CONFIRM_GUESS, State.CONFIRM_CLUE, State.CONFIRM_UNDO, State.CONFIRM_NEW_GAME, State.CONFIRM_QUIT,
+     State.CONFIRM_COMMAND, State.CONFIRM_HEARD_CLUE}
+)
+GUESSING_PHASES = (Phase.GUESS, Phase.SUDDEN_DEATH, Phase.SIMULATED_TURN)
+ALTERNATIVE_SHARE = 0.1
+"""A recognizer's runner-up card below this share of its belief is not worth offering."""
 
 SIDE_WORDS = {"a": Side.A, "b": Side.B, "be": Side.B, "bi": Side.B, "bê": Side.B, "ei": Side.A}
 SIDE_LEADS = {
@@ -100,6 +110,8 @@ class Host:
         self._pending_clue: PendingClue | None = None
         self._pending_card: str | None = None
         self._candidates: list[str] = []
+        self._alternatives: list[str] = []
+        self._timer_held = False
         self._chosen_side: Side | None = None
         self._pending_command: Command | None = None
         self.timer = SandTimer(self._on_timer)
@@ -136,21 +148,63 @@ class Host:
     def close(self) -> None:
         self.timer.close()
 
+    def microphone_lost(self) -> None:
+        """The game waits for the microphone: say so and hold the sand timer."""
+        with self._lock:
+            self._timer_held = self.timer.pause()
+            self.say(self.t("error.microphone_lost"), remember=False)
+
+    def microphone_back(self) -> None:
+        with self._lock:
+            if self._timer_held:
+                self.timer.resume()
+            self._timer_held = False
+            self.say(self.t("error.microphone_back"), remember=False)
+
+    @property
+    def pending_candidates(self) -> list[str]:
+        """The cards the host is asking about ("CEREJA or CEBOLA?"), if it is asking."""
+        return list(self._candidates) if self.state is State.CONFIRM_GUESS else []
+
+    @property
+    def pending_clue_word(self) -> str | None:
+        """The clue word the host is asking about, if it is asking."""
+        pending = self._pending_clue
+        return pending.word if pending is not None and self.state is not State.PLAYING else None
+
     @property
     def finished(self) -> bool:
         return self.state is State.FINISHED
 
     # ---- hearing ----------------------------------------------------------------------------
 
-    def hear(self, text: str, confidence: float | None = None) -> None:
-        """Handle one utterance (a typed line, or what the recognizer heard)."""
+    def hear(self, text: str, confidence: float | None = None, alternatives: Sequence[tuple[str, float]] = ()) -> None:
+        """Handle one utterance (a typed line, or what the recognizer heard).
+
+        `alternatives` are the recognizer's runner-up cards with their shares: when it is unsure,
+        the host offers them ("CEREJA or CEBOLA?") instead of guessing which one was meant."""
         with self._lock:
             if self.state is State.FINISHED:
                 return
+            self._alternatives = [card for card, share in alternatives if share >= ALTERNATIVE_SHARE]
             try:
                 self._hear(text, confidence)
             except GameError as error:
                 self.say(self._error_text(error))
+
+    def listening_context(self) -> Context:
+        """What makes sense to hear now, for the recognizer: cards while guessing, free speech for a clue."""
+        with self._lock:
+            game = self.game
+            phase = game.state.phase
+            cards: Sequence[str] = game.visible_cards()
+            if isinstance(game, CompetitiveGame) and phase is Phase.SIMULATED_TURN:
+                cards = game.simulated_choices()
+            answering = self.state in YES_NO_STATES
+            if answering:
+                cards = self._candidates if self.state is State.CONFIRM_GUESS else ()
+            guessing = answering or (self.state is State.PLAYING and not game.over and phase in GUESSING_PHASES)
+            return Context(game.board.lang, guessing, tuple(cards), listening_phrases(game.board.lang), answering)
 
     def _hear(self, text: str, confidence: float | None) -> None:
         game = self.game
@@ -182,7 +236,14 @@ class Host:
             house = game.variants.house
             several_allowed = house.multiword_names or house.compounds
             word = heard.clue.word if several_allowed else heard.clue.last_word
-            self._clue(PendingClue(word, heard.clue.number, heard.clue.spelled))
+            pending = PendingClue(word, heard.clue.number, heard.clue.spelled)
+            if heard.action is Action.CONFIRM and game.state.phase is Phase.CLUE:
+                self._pending_clue = pending
+                self.state = State.CONFIRM_HEARD_CLUE
+                number = self.t("info.unlimited") if pending.number is None else pending.number
+                self.say(self.t("input.confirm_clue", word=word, number=number))
+                return
+            self._clue(pending)
         elif heard.intent is Intent.GUESS:
             self._guess(heard)
         else:
@@ -237,6 +298,16 @@ class Host:
                 return False
             self.say(self.last_said, remember=False)
             return True
+        if state is State.CONFIRM_HEARD_CLUE:
+            pending, self._pending_clue = self._pending_clue, None
+            self.state = State.PLAYING
+            if yes and pending is not None:
+                self._clue(pending)
+                return True
+            if no:
+                self.say(self.t("clue.refused_give_again"))
+                return True
+            return False  # another clue, or a command: heard afresh
         if state is State.CONFIRM_COMMAND:
             command, self._pending_command = self._pending_command, None
             self.state = State.PLAYING
@@ -421,6 +492,9 @@ class Host:
             self._reveal(heard.card)
         elif heard.action is Action.CONFIRM and heard.candidates:
             self._candidates = [candidate.card for candidate in heard.candidates]
+            offered = [card for card in self._alternatives if card in self.game.visible_cards()]
+            if heard.card in offered and len(offered) > 1:  # the recognizer knows the runners-up better
+                self._candidates = offered[:3]
             self.state = State.CONFIRM_GUESS
             self._ask_candidates()
         else:

@@ -36,6 +36,7 @@ VOICE_LANGUAGES: Final[dict[Lang, tuple[str, ...]]] = {
 """espeak-ng language codes to look for, best first, for each game language."""
 SPEECH_RATE_WPM: Final = 165
 """A little slower than espeak's 175: card names must be understood the first time, across a table."""
+FILE_WAIT_SECONDS: Final = 3.0
 GAP_SECONDS: Final = 0.3
 """Silence between two announcements in an --audio-out file, as a speaker would pause."""
 PLAYBACK_GRACE_SECONDS: Final = 2.0
@@ -93,6 +94,19 @@ def _pyttsx3_engine() -> Any:
     return engine
 
 
+def _wait_for_file(path: Path, timeout: float = FILE_WAIT_SECONDS) -> None:
+    """pyttsx3 2.99's runAndWait sometimes returns before espeak-ng's last callback has written the
+    file: wait for it to appear and stop growing, so the next synthesis cannot take its place."""
+    deadline = time.monotonic() + timeout
+    size = -1
+    while time.monotonic() < deadline:
+        current = path.stat().st_size if path.exists() else -1
+        if current > 44 and current == size:
+            return
+        size = current
+        time.sleep(0.01)
+
+
 def _quiet(*args: object, **kwargs: object) -> None:
     """Swallows pyttsx3's chatter."""
 
@@ -144,6 +158,7 @@ class Synthesizer:
                 current = self._engine.getProperty("voice")
             except Exception as exc:  # pyttsx3 surfaces espeak failures as anything
                 raise SpeechError(f"espeak-ng could not speak ({type(exc).__name__}: {exc}).") from None
+            _wait_for_file(path)
             if str(current).lower() != self.voice_id.lower():
                 raise SpeechError(f"espeak-ng refused the voice {self.voice_id} (it speaks {current}).")
             if not path.exists():

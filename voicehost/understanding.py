@@ -73,6 +73,7 @@ __all__ = [
     "Intent",
     "Phase",
     "Understanding",
+    "listening_phrases",
     "match_card",
     "normalize",
     "understand",
@@ -863,6 +864,16 @@ def _command_result(text: str, command: Command, asr: float | None) -> Understan
         return _unknown(text)  # asking "did you say yes?" would loop: ask the question again
     action = Action.CONFIRM if _unsure(asr) and command not in _READ_ONLY else Action.ACCEPT
     return Understanding(text, Intent.COMMAND, action, None, None, command, (), confidence)
+
+
+@cache
+def listening_phrases(lang: Lang) -> tuple[str, ...]:
+    """Every command and yes/no phrase as written, accents kept: a vosk grammar needs the words the
+    model knows, and "não" is not "nao" to it."""
+    table = _resolved_table(lang.value)
+    tables = [_subtable(table, "commands", lang.value), *_subtable(table, "phase_commands", lang.value).values()]
+    phrases = [phrase.lower() for mapping in tables for listed in mapping.values() for phrase in listed]
+    return tuple(dict.fromkeys(phrases))
 
 
 def normalize(text: str, lang: Lang) -> str:

@@ -29,6 +29,7 @@ class Context:
     guessing: bool  # True: a visible card, a command, yes/no; False: any word and a number
     cards: tuple[str, ...] = ()  # the visible cards, as printed
     phrases: tuple[str, ...] = ()  # command, yes/no and number phrases of the language, lowercase
+    answering: bool = False  # the host asked a yes/no question: "yes" and "no" are candidates too
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,8 @@ class Heard:
     confidence: float | None = None
     decode_ms: float = 0.0
     alternatives: tuple[tuple[str, float], ...] = field(default=())  # (text, score) runners-up, best first
+    start_s: float | None = None  # where the utterance lies in the audio stream, when known
+    end_s: float | None = None
 
 
 class Recognizer(Protocol):

@@ -16,6 +16,7 @@ import math
 import os
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Final
@@ -23,9 +24,9 @@ from typing import Any, Final
 import numpy as np
 
 from engine.lang import Lang
-from voicehost.asr import Audio, Context, Heard
+from voicehost.asr import SAMPLE_RATE, Audio, Context, Heard
 from voicehost.models import ModelError
-from voicehost.understanding import Action, Intent, understand
+from voicehost.understanding import Action, Command, Intent, understand
 from voicehost.understanding import Phase as Listening
 
 FRAME_STEP: Final = 100
@@ -38,9 +39,26 @@ TRUST_POSTERIOR: Final = 0.5
 """Below this share of the probability mass, the best card is not proposed at all."""
 AGREEMENT_CONFIDENCE: Final = 0.95
 """Confidence when the free transcript and the card scores name the same card."""
-DISAGREEMENT_CONFIDENCE: Final = 0.45
-"""Confidence when they name different cards: the host asks back."""
+UNCONFIRMED_CONFIDENCE: Final = 0.45
+"""Confidence when only the card scores name the card: below LOW_ASR_CONFIDENCE, so the host asks."""
+NONE_GAP: Final = 4.0
+"""The card must explain the audio almost as well as the free transcript does (in nats): the shares
+are relative to the cards, so "terminar" can make OCEANO the best card by far; this is the
+none-of-the-above check."""
 MAX_TOKENS: Final = 40
+ANSWERS: Final = {"pt": ("sim", "não"), "it": ("sì", "no"), "en": ("yes", "no")}
+"""Scored with the offered cards after a question: a free transcript of a lone "sì" is often "C"."""
+TRUST_COMMAND: Final = 0.9
+TRUST_SCORES: Final = 0.98
+"""Without the transcript's agreement, the card scores alone are trusted from this share (tuned on
+synthetic speech: 1 wrong in 100 at 0.98, 3 at 0.95; below it the host asks back)."""
+BASE_TOKENS: Final = 8
+TOKENS_PER_SECOND: Final = 8
+"""The transcript's length cap grows with the utterance: short windows make Whisper loop."""
+SHORTLIST: Final = 8
+"""Cards forced through the decoder per prefix, chosen by their first token's likelihood."""
+MAX_LEAD_TOKENS: Final = 16
+MAX_PRIORS: Final = 4096
 WHISPER_LANGS: Final = {"pt": "pt", "it": "it", "en": "en", "ko": "ko"}
 
 
@@ -66,7 +84,8 @@ class WhisperRecognizer:
         self._transcribe_token = self._tokenizer.token_to_id("<|transcribe|>")
         self._no_timestamps = self._tokenizer.token_to_id("<|notimestamps|>")
         self._period = self._tokenizer.encode(".", add_special_tokens=False).ids[0]
-        self._priors: dict[tuple[str, int, tuple[str, ...]], list[float]] = {}
+        self._priors: dict[tuple[str, int, str], float] = {}
+        self.last_raw: dict[str, float] = {}  # the last utterance's card scores, before the prior
 
     # ---- the interface ---------------------------------------------------------------------
 
@@ -74,23 +93,37 @@ class WhisperRecognizer:
         started = time.perf_counter()
         encoded, frames = self._encode(audio)
         sot = self._sot_sequence(context.lang)
-        text, logprob = self._transcribe(encoded, sot)
-        confidence = math.exp(logprob) if text else 0.0
-        if not context.guessing or not context.cards:
+        max_tokens = min(MAX_TOKENS, BASE_TOKENS + int(TOKENS_PER_SECOND * len(audio) / SAMPLE_RATE))
+        transcript = self._transcribe(encoded, sot, max_tokens)
+        text = collapse_repeats(transcript.text)
+        confidence = math.exp(transcript.logprob / (len(transcript.tokens) + 1)) if text else 0.0
+        if not context.guessing or not (context.cards or context.answering):
             return Heard(text, confidence, _ms(started))
         heard = understand(text, phase=Listening.GUESS, cards=context.cards, lang=context.lang)
-        if heard.intent in (Intent.COMMAND, Intent.CLUE) and heard.action is not Action.REPROMPT:
+        answer = heard.intent is Intent.COMMAND and heard.command in (Command.YES, Command.NO)
+        said_other = heard.intent in (Intent.COMMAND, Intent.CLUE) and heard.action is not Action.REPROMPT
+        if said_other and not (answer and context.answering):
             return Heard(text, confidence, _ms(started))
-        ranked = self._rank_cards(encoded, frames, sot, text, context)
+        ranked = self._rank_cards(encoded, frames, sot, transcript, context)
         best, best_share = ranked[0]
         alternatives = tuple(ranked[:3])
-        if heard.card == best and heard.action is not Action.REPROMPT:
+        if best not in context.cards:  # "yes" or "no" beat the offered cards
+            agrees = (
+                answer and understand(best, phase=Listening.GUESS, cards=(), lang=context.lang).command is heard.command
+            )
+            if agrees or best_share >= TRUST_COMMAND:
+                return Heard(best, max(best_share, AGREEMENT_CONFIDENCE if agrees else 0.0), _ms(started), alternatives)
+            return Heard(text, min(confidence, best_share), _ms(started), alternatives)
+        if heard.card == best and heard.action is Action.ACCEPT:
+            # the free transcript and the closed-set scores name the same card: act at once
             return Heard(text, max(confidence, AGREEMENT_CONFIDENCE), _ms(started), alternatives)
         if best_share < TRUST_POSTERIOR:
             return Heard(text, min(confidence, best_share), _ms(started), alternatives)
-        if heard.card is not None and heard.card != best:
-            return Heard(best.lower(), DISAGREEMENT_CONFIDENCE, _ms(started), alternatives)
-        return Heard(best.lower(), best_share, _ms(started), alternatives)
+        explains = transcript.logprob - self.last_raw.get(best, -math.inf) <= NONE_GAP
+        if best_share >= TRUST_SCORES and explains:
+            return Heard(best.lower(), best_share, _ms(started), alternatives)
+        # only the card scores point at it, not clearly: the host asks back before revealing anything
+        return Heard(best.lower(), min(best_share, UNCONFIRMED_CONFIDENCE), _ms(started), alternatives)
 
     # ---- pieces ----------------------------------------------------------------------------
 
@@ -108,89 +141,149 @@ class WhisperRecognizer:
         storage = ctranslate2.StorageView.from_array(np.ascontiguousarray(features[None].astype(np.float32)))
         return self._model.model.encode(storage, to_cpu=True), frames
 
-    def _transcribe(self, encoded: Any, sot: list[int]) -> tuple[str, float]:
+    def _transcribe(self, encoded: Any, sot: list[int], max_tokens: int) -> Transcript:
+        """Greedy, with the per-step distributions kept: they shortlist the cards for free."""
         result = self._model.model.generate(
             encoded,
             [sot],
             beam_size=1,
-            max_length=MAX_TOKENS,
+            max_length=max_tokens,
             return_scores=True,
+            return_logits_vocab=True,
             repetition_penalty=1.1,
             no_repeat_ngram_size=3,
         )[0]
-        tokens = result.sequences_ids[0]
+        tokens = list(result.sequences_ids[0])
         text = self._tokenizer.decode(tokens).strip()
         score = float(result.scores[0]) if result.scores else -10.0
-        return text, score
+        rows = [np.asarray(row, dtype=np.float32).reshape(-1) for row in (result.logits[0] if result.logits else [])]
+        return Transcript(text, score * (len(tokens) + 1), tokens, rows)
 
     def _rank_cards(
-        self, encoded: Any, frames: int, sot: list[int], text: str, context: Context
+        self, encoded: Any, frames: int, sot: list[int], transcript: Transcript, context: Context
     ) -> list[tuple[str, float]]:
+        """The cards as candidate transcripts, most likely first, with their share of the belief.
+
+        Forcing every card through the decoder costs one decoder pass per card (CTranslate2 projects
+        the audio again for every row of a batch), so the cards are first shortlisted by how likely
+        their first token is at the start, or after what was said before the last word ("I think
+        it's the ..."), from the distributions the greedy transcript already computed."""
         cards = tuple(context.cards)
-        candidates = [self._card_tokens(card) for card in cards]
-        scores = self._score(encoded, sot, candidates)
-        words = text.split()
-        if len(words) > 1:  # "eu acho que é X": also score the card after what was said before it
-            lead = self._tokenizer.encode(" " + " ".join(words[:-1]), add_special_tokens=False).ids
-            after_lead = self._score(encoded, sot + lead, candidates)
-            scores = [max(a, b) for a, b in zip(scores, after_lead, strict=True)]
-        prior = self._prior(context.lang, frames, sot, cards, candidates)
+        prefixes: list[tuple[list[int], np.ndarray | None]] = [([], transcript.rows[0] if transcript.rows else None)]
+        lead = _last_word_start(self._tokenizer, transcript.tokens)
+        if 0 < lead <= MAX_LEAD_TOKENS:
+            row = transcript.rows[lead] if lead < len(transcript.rows) else None
+            prefixes.append((transcript.tokens[:lead], row))
+        shortlist = self._shortlist(cards, [row for _, row in prefixes])
+        if context.answering:
+            shortlist += ANSWERS.get(context.lang.family, ())
+        candidates = [self._card_tokens(card) for card in shortlist]
+        pairs = [(sot + lead_tokens, tokens) for lead_tokens, _ in prefixes for tokens in candidates]
+        forced = self._score(encoded, pairs)
+        scores = [max(forced[index :: len(candidates)]) for index in range(len(candidates))]
+        self.last_raw = dict(zip(shortlist, scores, strict=True))
+        prior = self._prior(context.lang, frames, sot, shortlist)
         adjusted = [score - PRIOR_WEIGHT * base for score, base in zip(scores, prior, strict=True)]
         top = max(adjusted)
         weights = [math.exp(value - top) for value in adjusted]
         total = sum(weights)
-        ranked = sorted(zip(cards, (w / total for w in weights), strict=True), key=lambda item: -item[1])
-        return ranked
+        return sorted(zip(shortlist, (w / total for w in weights), strict=True), key=lambda item: -item[1])
+
+    def _shortlist(self, cards: tuple[str, ...], rows: list[np.ndarray | None]) -> tuple[str, ...]:
+        usable = [row - _logsumexp(row) for row in rows if row is not None and row.size == self._vocab]
+        if len(cards) <= SHORTLIST or not usable:
+            return cards
+        first = [self._card_tokens(card)[0] for card in cards]
+        best = [max(float(row[token]) for row in usable) for token in first]
+        order = sorted(range(len(cards)), key=lambda index: -best[index])
+        return tuple(cards[index] for index in order[:SHORTLIST])
 
     def _card_tokens(self, card: str) -> list[int]:
         return [*list(_tokens(self._tokenizer, card)), self._period]
 
-    def _prior(
-        self, lang: Lang, frames: int, sot: list[int], cards: tuple[str, ...], candidates: list[list[int]]
-    ) -> list[float]:
-        key = (lang.value, frames, cards)
-        if key not in self._priors:
+    def _prior(self, lang: Lang, frames: int, sot: list[int], cards: tuple[str, ...]) -> list[float]:
+        """Each card's score against silence of the same length: how much the decoder likes it anyway.
+        Cached per card, so a reveal (which changes the set of cards) costs nothing new."""
+        missing = [card for card in cards if (lang.value, frames, card) not in self._priors]
+        if missing:
             silence, _ = self._encode(np.zeros(frames * 160 - MARGIN_FRAMES * 160, dtype=np.float32))
-            self._priors[key] = self._score(silence, sot, candidates)
-            if len(self._priors) > 64:
+            pairs = [(sot, self._card_tokens(card)) for card in missing]
+            for card, score in zip(missing, self._score(silence, pairs), strict=True):
+                self._priors[(lang.value, frames, card)] = score
+            while len(self._priors) > MAX_PRIORS:
                 self._priors.pop(next(iter(self._priors)))
-        return self._priors[key]
+        return [self._priors[(lang.value, frames, card)] for card in cards]
 
-    def _score(self, encoded: Any, prefix: list[int], candidates: Sequence[list[int]]) -> list[float]:
-        """log P(candidate | audio, prefix) for each candidate, forcing its tokens through the decoder.
+    def _score(self, encoded: Any, pairs: Sequence[tuple[list[int], list[int]]]) -> list[float]:
+        """log P(candidate | audio, prefix) for each (prefix, candidate), in one decoder call.
 
-        CTranslate2 returns the log-probabilities of every forced step when asked for the
-        vocabulary logits; prompts in one call must have the same length, hence the groups."""
+        CTranslate2 returns the log-probabilities of every forced step when asked for the vocabulary
+        logits. Prompts in one call must have the same length: shorter ones are padded at the end,
+        which cannot change the earlier steps the score reads (the decoder is causal)."""
         import ctranslate2
 
+        prompts = [prefix + tokens[:-1] for prefix, tokens in pairs]
+        longest = max(len(prompt) for prompt in prompts)
+        padded = [prompt + [self._period] * (longest - len(prompt)) for prompt in prompts]
         array = np.asarray(encoded)
-        groups: dict[int, list[int]] = {}
-        for index, tokens in enumerate(candidates):
-            groups.setdefault(len(tokens), []).append(index)
-        totals = [0.0] * len(candidates)
-        skip = len(prefix) - 4  # rows start after the <|notimestamps|> token
-        for length, members in groups.items():
-            prompts = [prefix + candidates[index][:-1] for index in members]
-            batch = ctranslate2.StorageView.from_array(np.ascontiguousarray(np.repeat(array, len(members), axis=0)))
-            steps = skip + length
-            results = self._model.model.generate(
-                batch,
-                prompts,
-                beam_size=1,
-                max_length=2 * steps + 1,
-                return_logits_vocab=True,
-                suppress_blank=False,
-                suppress_tokens=[],
-            )
-            for index, result in zip(members, results, strict=True):
-                rows = np.asarray(result.logits[0], dtype=np.float32).reshape(-1, self._vocab)
-                tokens = candidates[index]
-                total = 0.0
-                for step, token in enumerate(tokens):
-                    row = rows[skip + step] if skip + step < len(rows) else rows[-1]
-                    total += float(row[token] - _logsumexp(row))
-                totals[index] = total
+        batch = ctranslate2.StorageView.from_array(np.ascontiguousarray(np.repeat(array, len(pairs), axis=0)))
+        steps = longest - 3  # rows start after the <|notimestamps|> token
+        results = self._model.model.generate(
+            batch,
+            padded,
+            beam_size=1,
+            max_length=2 * steps + 1,
+            return_logits_vocab=True,
+            suppress_blank=False,
+            suppress_tokens=[],
+        )
+        totals: list[float] = []
+        for (prefix, tokens), result in zip(pairs, results, strict=True):
+            rows = np.asarray(result.logits[0], dtype=np.float32).reshape(-1, self._vocab)
+            skip = len(prefix) - 4
+            total = 0.0
+            for step, token in enumerate(tokens):
+                row = rows[min(skip + step, len(rows) - 1)]
+                total += float(row[token] - _logsumexp(row))
+            totals.append(total)
         return totals
+
+
+@dataclass(frozen=True)
+class Transcript:
+    text: str
+    logprob: float  # of the whole transcript (CTranslate2 scores the per-token average)
+    tokens: list[int]
+    rows: list[np.ndarray]  # the decoder's logits before each token (and before the end)
+
+
+def collapse_repeats(text: str) -> str:
+    """ "reindeer reindeer reindeer" -> "reindeer": a short window makes Whisper repeat itself."""
+    words = text.split()
+    for size in range(1, 5):
+        index = 0
+        out: list[str] = []
+        while index < len(words):
+            chunk = words[index : index + size]
+            out.extend(chunk)
+            index += size
+            while len(chunk) == size and [_bare(w) for w in words[index : index + size]] == [_bare(w) for w in chunk]:
+                index += size
+        words = out
+    return " ".join(words)
+
+
+def _bare(word: str) -> str:
+    return "".join(ch for ch in word.lower() if ch.isalnum())
+
+
+def _last_word_start(tokenizer: Any, tokens: list[int]) -> int:
+    """Index of the token that starts the transcript's last word (0 when there is one word)."""
+    for index in range(len(tokens) - 1, 0, -1):
+        piece = tokenizer.id_to_token(tokens[index]) or ""
+        if piece.startswith("\u0120") and any(ch.isalnum() for ch in piece):
+            return index
+    return 0
 
 
 @lru_cache(maxsize=4096)

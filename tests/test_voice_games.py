@@ -1,0 +1,115 @@
+"""Whole games played by voice: espeak-ng players, the Silero VAD, the real Whisper base model, the host.
+
+The players (tests/table.py) listen to the host and answer its questions, as at a table; every
+game must end as planned with no card revealed that nobody meant. One game is also recorded and
+replayed through `voicehost play --audio-in --audio-out`, which must log the very same events.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.board import Board
+from engine.editions import AnyGame, new_game
+from engine.variants import Variants
+from tests.table import Table, Voice
+from voicehost.audio_io import file_chunks, read_wav, write_wav
+from voicehost.host import Host
+from voicehost.models import Manifest, installed_path
+from voicehost.prompts import Prompts
+from voicehost.voice import Ears, VoiceLoop, make_ears
+
+ROOT = Path(__file__).resolve().parent.parent
+BOARDS = ROOT / "tests" / "boards"
+
+
+def _model() -> Path:
+    found = installed_path(Manifest.load().get("whisper-base"))
+    if found is None:
+        pytest.skip("Whisper base is not installed: voicehost models install whisper-base")
+    return found
+
+
+@pytest.fixture(scope="module")
+def ears() -> Ears:
+    return make_ears("whisper", _model())
+
+
+class Lines:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def say(self, text: str) -> None:
+        self.lines.append(text)
+
+
+def play(lang: str, voice: Voice, per_clue: int, ears: Ears) -> tuple[AnyGame, Table, Lines, float]:
+    board = Board.from_dict(json.loads((BOARDS / f"classic-{lang}.json").read_text(encoding="utf-8")))
+    game = new_game(board, Variants())
+    mouth = Lines()
+    host = Host(game, Prompts.load(board.lang), mouth)
+    host.start()
+    table = Table(host, voice, per_clue=per_clue, assassin_after_turns=1)
+    started = time.perf_counter()
+    VoiceLoop(host, ears).run(table.chunks())
+    return game, table, mouth, time.perf_counter() - started
+
+
+GAMES = [
+    pytest.param("en", Voice("en-us", 150), 2, id="en"),
+    pytest.param("pt-BR", Voice("pt-br", 150, snr_db=20), 3, id="pt-BR-noise20dB"),
+    pytest.param("pt-PT", Voice("pt", 150), 2, id="pt-PT"),
+    pytest.param("it", Voice("it", 160), 2, id="it-fast"),
+]
+
+
+@pytest.mark.parametrize(("lang", "voice", "per_clue"), GAMES)
+def test_a_whole_game_by_voice(lang: str, voice: Voice, per_clue: int, ears: Ears) -> None:
+    game, table, mouth, seconds = play(lang, voice, per_clue, ears)
+    tally = table.tally
+    print(f"{lang}: {tally}, {seconds:.1f} s for {tally.audio_seconds:.1f} s of audio")
+    assert tally.wrong_reveals == [], "a card was revealed that nobody said"
+    assert game.over, mouth.lines[-6:]
+    kinds = [event.type.value for event in game.events]
+    assert kinds[:2] == ["game_started", "clue"]
+    assert "turn_ended" in kinds, "the first team passed"
+    assert game.events[-1]["reason"] == "assassin"
+    assert len(tally.failures) <= 2, tally.failures  # a card or clue word the model cannot hear, skipped
+
+
+def test_a_recorded_game_replays_through_the_cli(tmp_path: Path, ears: Ears) -> None:
+    """The table's recording, played by `voicehost play --audio-in --audio-out`, gives the same events
+    as the same recording fed to the voice loop here: the CLI adds nothing and loses nothing."""
+    game, table, _, _ = play("pt-PT", Voice("pt", 150), 2, ears)
+    assert game.over
+    recording = tmp_path / "table.wav"
+    write_wav(recording, np.concatenate(table.recorded))
+    board = Board.from_dict(json.loads((BOARDS / "classic-pt-PT.json").read_text(encoding="utf-8")))
+    replayed = new_game(board, Variants())
+    host = Host(replayed, Prompts.load(board.lang), Lines())
+    host.start()
+    VoiceLoop(host, ears).run(file_chunks(recording))
+
+    events, out = tmp_path / "events.jsonl", tmp_path / "host.wav"
+    command = [
+        sys.executable, "-m", "voicehost.cli", "play", "--board", str(BOARDS / "classic-pt-PT.json"),
+        "--audio-in", str(recording), "--audio-out", str(out), "--engine", "whisper", "--model", str(_model()),
+        "--events", str(events), "--save", str(tmp_path / "save.json"), "--display", "none",
+    ]  # fmt: skip
+    started = time.perf_counter()
+    result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=600, env={**os.environ})
+    seconds = time.perf_counter() - started
+    assert result.returncode == 0, result.stderr
+    logged = [json.loads(line) for line in events.read_text(encoding="utf-8").splitlines()]
+    assert logged == [event.to_dict() for event in replayed.events]
+    assert {"clue", "guess"} <= {event["type"] for event in logged}
+    assert len(read_wav(out)) > 16000 * 5, "the host's announcements were written, spoken"
+    print(f"CLI: {seconds:.1f} s for {table.tally.audio_seconds:.1f} s of recorded table")

@@ -1,0 +1,187 @@
+"""The voice mode: audio chunks in, utterances to the host, the host's answers out loud.
+
+The host is the same one the text mode drives; this module only turns sound into the lines a
+player would have typed. Ears are built by `make_ears` (tests swap in fakes), the heavy engines
+are imported inside their adapters.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Final, Protocol
+
+from voicehost.asr import SAMPLE_RATE, Audio, ContextSource, Heard, Recognizer, StreamingRecognizer
+from voicehost.host import Host
+from voicehost.understanding import Command, Intent, understand
+from voicehost.understanding import Phase as Listening
+
+ECHO_TAIL_SECONDS: Final = 0.4
+"""After the host stops speaking, what the microphone hears is still taken for its echo this long."""
+ENGINES: Final = ("vosk", "whisper")
+VOSK_ENDPOINT_SECONDS: Final = 0.5
+SECONDS_PER_WORD: Final = 0.5
+
+if TYPE_CHECKING:
+    from voicehost.vad import Segmenter
+
+
+class Ears(Protocol):
+    """Turns a stream of audio chunks into utterances, reading what makes sense now from `context`."""
+
+    def utterances(self, chunks: Iterable[Audio], context: ContextSource) -> Iterator[Heard]: ...
+
+
+class Speaking(Protocol):
+    """The part of a mouth the loop needs: whether it is talking, and how to cut it short."""
+
+    @property
+    def speaking(self) -> bool: ...
+
+    def stop(self) -> None: ...
+
+
+class SegmentedEars:
+    """A one-utterance-at-a-time recognizer (whisper) behind the Silero voice activity detector."""
+
+    def __init__(self, recognizer: Recognizer, segmenter: Segmenter | None = None) -> None:
+        self.recognizer = recognizer
+        self._segmenter = segmenter
+
+    def utterances(self, chunks: Iterable[Audio], context: ContextSource) -> Iterator[Heard]:
+        if self._segmenter is None:
+            from voicehost.vad import Segmenter
+
+            self._segmenter = Segmenter()
+        for utterance in self._segmenter.utterances(chunks):
+            heard = self.recognizer.recognize(utterance.audio, context())
+            yield replace(heard, start_s=utterance.start_s, end_s=utterance.end_s)
+
+
+class StreamingEars:
+    """vosk, which finds the end of each utterance itself and switches grammars as the phase changes."""
+
+    def __init__(self, recognizer: StreamingRecognizer) -> None:
+        self.recognizer = recognizer
+
+    def utterances(self, chunks: Iterable[Audio], context: ContextSource) -> Iterator[Heard]:
+        position = [0]
+
+        def counted() -> Iterator[Audio]:
+            for chunk in chunks:
+                position[0] += len(chunk)
+                yield chunk
+
+        for heard in self.recognizer.listen(counted(), context):
+            end = position[0] / SAMPLE_RATE
+            # vosk closes an utterance after its trailing silence; allow for the words said before it
+            start = max(0.0, end - VOSK_ENDPOINT_SECONDS - SECONDS_PER_WORD * max(1, len(heard.text.split())))
+            yield replace(heard, start_s=start, end_s=end)
+
+
+def _make_whisper(model_dir: Path) -> Recognizer:
+    from voicehost.asr.whisper_engine import WhisperRecognizer
+
+    return WhisperRecognizer(model_dir)
+
+
+def _make_vosk(model_dir: Path) -> StreamingRecognizer:
+    from voicehost.asr.vosk_engine import VoskRecognizer
+
+    return VoskRecognizer(model_dir)
+
+
+def make_ears(engine: str, model_dir: Path) -> Ears:
+    """The ears of `engine` with its model loaded (ModelError says what to install when it is missing)."""
+    if engine == "whisper":
+        return SegmentedEars(_make_whisper(model_dir))
+    if engine == "vosk":
+        return StreamingEars(_make_vosk(model_dir))
+    raise ValueError(f"unknown engine {engine!r}: choose one of {', '.join(ENGINES)}")
+
+
+@dataclass
+class EchoGate:
+    """Remembers where in the audio stream the host was talking, so that what the microphone heard
+    then is taken for the host's own voice, except a player's "stop", which cuts it short.
+
+    Chunks are marked when the loop reads them, which is close to when they were recorded: the
+    microphone's queue is short while the host waits for players."""
+
+    mouth: Speaking | None
+    tail_seconds: float = ECHO_TAIL_SECONDS
+    _position: int = field(default=0, init=False)
+    _talk: list[list[float]] = field(default_factory=list, init=False)  # [start_s, end_s] spans
+
+    def watch(self, chunks: Iterable[Audio]) -> Iterator[Audio]:
+        for chunk in chunks:
+            start = self._position / SAMPLE_RATE
+            self._position += len(chunk)
+            if self.mouth is not None and self.mouth.speaking:
+                end = self._position / SAMPLE_RATE
+                if self._talk and self._talk[-1][1] >= start - 1e-6:
+                    self._talk[-1][1] = end
+                else:
+                    self._talk.append([start, end])
+                del self._talk[:-16]
+            yield chunk
+
+    def overlaps(self, heard: Heard) -> bool:
+        """Whether the utterance was (partly) said while the host talked, or just after."""
+        if heard.start_s is None or heard.end_s is None:
+            return False
+        return any(start < heard.end_s and heard.start_s < end + self.tail_seconds for start, end in self._talk)
+
+
+class VoiceLoop:
+    """Feeds the host what the ears hear until the game ends or the audio does."""
+
+    def __init__(
+        self,
+        host: Host,
+        ears: Ears,
+        *,
+        mouth: Speaking | None = None,
+        log: IO[str] | None = None,
+    ) -> None:
+        self.host = host
+        self.ears = ears
+        self.gate = EchoGate(mouth)
+        self.mouth = mouth
+        self.log = log
+        self.heard: list[Heard] = []
+        self._stop = threading.Event()
+
+    def run(self, chunks: Iterable[Audio]) -> None:
+        for heard in self.ears.utterances(self.gate.watch(chunks), self.host.listening_context):
+            self.heard.append(heard)
+            self._log(heard)
+            if self.gate.overlaps(heard):
+                self._while_talking(heard)
+            elif heard.text.strip():  # silence or a noise the recognizer dropped: nothing to answer
+                self.host.hear(heard.text, heard.confidence, heard.alternatives)
+            if self.host.finished or self._stop.is_set():
+                break
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _while_talking(self, heard: Heard) -> None:
+        """Only "stop" counts while the host talks: anything else is most likely its own echo."""
+        lang = self.host.game.board.lang
+        understood = understand(heard.text, phase=Listening.CLUE, cards=(), lang=lang)
+        if understood.intent is Intent.COMMAND and understood.command is Command.STOP_TALKING and self.mouth:
+            self.mouth.stop()
+
+    def _log(self, heard: Heard) -> None:
+        if self.log is None:
+            return
+        confidence = "-" if heard.confidence is None else f"{heard.confidence:.2f}"
+        print(f"[heard] {heard.text!r} confidence {confidence}, {heard.decode_ms:.0f} ms", file=self.log, flush=True)
+
+
+def stderr_log(enabled: bool) -> IO[str] | None:
+    return sys.stderr if enabled else None
