@@ -1,0 +1,69 @@
+"""Mid-game positions for each edition, the same every time: for the screenshots and the browser tests.
+
+Each is played through the engine as a table would (clues, right and wrong guesses, a pass), so
+the board shows covered cards of several kinds, a live clue and the counters part way.
+"""
+
+from __future__ import annotations
+
+import random
+
+from engine.board import Board, deal_competitive, deal_duet
+from engine.competitive import CompetitiveGame
+from engine.decks import picture_names, words
+from engine.duet import DuetGame
+from engine.editions import AnyGame, new_game
+from engine.events import Event
+from engine.lang import Lang
+from engine.model import Edition, Identity, Side
+from voicehost.announcer import Announcer
+from voicehost.prompts import Prompts
+
+
+def deal(edition: Edition, lang: Lang = Lang.EN, seed: int = 7) -> Board:
+    rng = random.Random(seed)
+    if edition is Edition.DUET:
+        return deal_duet(words(lang), lang, rng, first_clue_giver=Side.A)
+    deck = picture_names(lang) if edition is Edition.PICTURES else words(lang)
+    return deal_competitive(deck, lang, rng, edition=edition)
+
+
+def mid_game(edition: Edition, lang: Lang = Lang.EN, seed: int = 7) -> tuple[AnyGame, str]:
+    """A game part way through, and what the host said after its last action."""
+    game = new_game(deal(edition, lang, seed))
+    clues = [word for word in words(lang) if word not in game.board.cards]
+    events = _competitive(game, clues) if isinstance(game, CompetitiveGame) else _duet(game, clues)
+    return game, Announcer(game, Prompts.load(lang)).describe(events)
+
+
+def _cards(game: AnyGame, key: tuple[Identity, ...], identity: Identity) -> list[str]:
+    return [
+        card for index, card in enumerate(game.board.cards) if key[index] is identity and not game.is_covered(index)
+    ]
+
+
+def _competitive(game: CompetitiveGame, clues: list[str]) -> list[Event]:
+    key = game.board.key
+    first = game.team
+    game.give_clue(clues[0], 2)
+    for card in _cards(game, key, Identity.of_team(first))[:2]:
+        game.guess(card)
+    game.end_turn()
+    game.give_clue(clues[1], 2)
+    game.guess(_cards(game, key, Identity.of_team(first.other))[0])
+    game.guess(_cards(game, key, Identity.BYSTANDER)[0])  # wrong: the turn passes
+    game.give_clue(clues[2], 3)
+    return game.guess(_cards(game, key, Identity.of_team(first))[0])
+
+
+def _duet(game: DuetGame, clues: list[str]) -> list[Event]:
+    key_a, key_b = game.board.key_a, game.board.key_b
+    game.give_clue(Side.A, clues[0], 2)
+    for card in _cards(game, key_a, Identity.GREEN)[:2]:
+        game.guess(card)
+    game.guess(_cards(game, key_a, Identity.BYSTANDER)[0])  # marked from A's side; B's side stays hidden
+    game.give_clue(Side.B, clues[1], 1)
+    game.guess(_cards(game, key_b, Identity.GREEN)[0])
+    game.end_turn()
+    game.give_clue(Side.A, clues[2], 2)
+    return game.guess(_cards(game, key_a, Identity.GREEN)[0])

@@ -1,0 +1,50 @@
+"""The JSON each page receives: the public snapshot, and a key page's snapshot built on top of it.
+
+Bytes are encoded one way only (sorted keys, no spaces), so equal snapshots are equal bytes: the
+hub pushes only real changes, and the noninterference test can compare what was served.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from engine.editions import AnyGame
+from voicehost.display.state import key_identities
+from voicehost.display.texts import View, card_text, key_note, page_title
+from voicehost.prompts import Prompts
+
+LABELS = ("said_heading", "status_heading", "clues_heading", "timer", "timer_paused", "reconnecting")
+"""Fixed words of the page shell, from the `[display]` prompts."""
+
+
+def page_labels(p: Prompts) -> dict[str, str]:
+    return {name: p.text(f"display.{name}") for name in LABELS}
+
+
+def public_payload(
+    view: View, words: dict[str, Any], said: dict[str, Any], timer: dict[str, Any] | None
+) -> dict[str, Any]:
+    """What the public page shows: the public view, its texts (`texts(view)`), the last announcement, the timer."""
+    return {"view": view, "text": words, "said": said, "timer": timer}
+
+
+def key_part(view: View, game: AnyGame, viewer: str, p: Prompts) -> dict[str, Any]:
+    """What a private page adds to the public snapshot: `viewer`'s key (the whole key, or one Duet side)."""
+    identities = key_identities(game, viewer)
+    return {
+        "viewer": viewer,
+        "title": page_title(view, p, viewer),
+        "note": key_note(viewer, p),
+        "identities": identities,
+        "cards": [card_text(view, index, p, key=identity) for index, identity in enumerate(identities)],
+    }
+
+
+def key_payload(public: dict[str, Any], key: dict[str, Any]) -> dict[str, Any]:
+    """A private page's snapshot: the public one, plus its key."""
+    return {**public, "key": key}
+
+
+def encode(payload: dict[str, Any]) -> bytes:
+    return json.dumps(payload, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")

@@ -1,0 +1,77 @@
+"""The terminal display: the public board as a text grid, printed again whenever it changes.
+
+Covered cards show their identity letter in brackets; a Duet card marked bystander from one side
+shows that side in parentheses. Same public view and texts as the web page.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from typing import TextIO
+
+from engine.editions import AnyGame
+from voicehost.display.state import public_state
+from voicehost.display.texts import View, texts
+from voicehost.prompts import Prompts
+
+
+class TerminalDisplay:
+    """Writes to `stream` (standard output by default; the host's text mode may prefer stderr)."""
+
+    def __init__(self, prompts: Prompts, stream: TextIO | None = None) -> None:
+        self._prompts = prompts
+        self._stream = stream if stream is not None else sys.stdout
+        self._lock = threading.Lock()
+        self._last = ""
+
+    def show(self, game: AnyGame) -> None:
+        with self._lock:
+            if game.board.lang != self._prompts.lang:
+                self._prompts = Prompts.load(game.board.lang)
+            text = render(public_state(game), self._prompts)
+            if text == self._last:
+                return
+            self._last = text
+            self._stream.write(text + "\n")
+            self._stream.flush()
+
+    def said(self, text: str) -> None:
+        """The host prints or speaks its announcements itself."""
+
+    def timer(self, seconds_left: int | None, running: bool) -> None:
+        """Not drawn: reprinting the board every second would bury the game."""
+
+    def console_lines(self) -> list[str]:
+        return []
+
+    def close(self) -> None:
+        return None
+
+
+def render(view: View, p: Prompts) -> str:
+    """The board and its status lines as plain text."""
+    words = texts(view, p)
+    cells = [_cell(view, index, p) for index in range(len(view["cards"]))]
+    width = max(len(cell) for cell in cells) + 2
+    columns = view["columns"]
+    rows = [
+        "".join(cell.ljust(width) for cell in cells[start : start + columns]).rstrip()
+        for start in range(0, len(cells), columns)
+    ]
+    status = [
+        words["turn"],
+        " ".join(part for part in (words["clue"], words["guesses"]) if part),
+        " · ".join(item["text"] for item in words["counters"]),
+        words["result"],
+    ]
+    return "\n".join([f"== {words['edition']} ==", *rows, *(line for line in status if line)])
+
+
+def _cell(view: View, index: int, p: Prompts) -> str:
+    card = view["cards"][index]
+    if card["covered"]:
+        return f"[{p.text('display.letter_' + card['identity'])}] {card['name']}"
+    if card["marks"]:
+        return f"({''.join(side.upper() for side in card['marks'])}) {card['name']}"
+    return f"    {card['name']}"

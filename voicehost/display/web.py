@@ -1,0 +1,183 @@
+"""The web display: the public board page and the private key pages, served on one local port.
+
+`show`, `said` and `timer` may come from any thread (the host, its sand timer, the microphone):
+each builds the new snapshots under one lock and hands them to the hub, which wakes the streams.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import socket
+import threading
+from typing import Any
+
+from engine.editions import AnyGame
+from voicehost.display.assets import render_page
+from voicehost.display.hub import Hub
+from voicehost.display.qr import qr_lines
+from voicehost.display.routes import PUBLIC, Site, key_channel
+from voicehost.display.server import DisplayServer
+from voicehost.display.snapshot import encode, key_part, key_payload, page_labels, public_payload
+from voicehost.display.state import key_viewers, public_state
+from voicehost.display.texts import key_note, page_title, texts
+from voicehost.display.tokens import KeyTokens
+from voicehost.prompts import Prompts
+
+WILDCARDS = ("", "0.0.0.0", "::")
+
+
+class DisplayError(Exception):
+    """The display could not start (the port is taken, the address is not this machine's)."""
+
+
+class WebDisplay:
+    """Serves `url` from a daemon thread until `close`. Port 0 picks a free port."""
+
+    def __init__(self, game: AnyGame, prompts: Prompts, *, host: str = "127.0.0.1", port: int = 8080) -> None:
+        self._lock = threading.RLock()
+        self._prompts = prompts
+        self._game = game
+        self._said: dict[str, Any] = {"n": 0, "text": ""}
+        self._timer: dict[str, Any] | None = None
+        self._view: dict[str, Any] = {}
+        self._words: dict[str, Any] = {}
+        self._keys: dict[str, dict[str, Any]] = {}
+        self._shell: tuple[object, ...] = ()
+        self.hub = Hub()
+        self.tokens = KeyTokens()
+        self.site = Site(self.hub, self.tokens)
+        try:
+            self.server = DisplayServer((host, port), self.site)
+        except OSError as exc:
+            raise DisplayError(f"the display cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        self.bind_host = host
+        self.port = int(self.server.server_address[1])
+        self.url = f"http://{_url_host(host)}:{self.port}/"
+        try:
+            self.show(game)
+        except BaseException:
+            self.server.server_close()
+            raise
+        self._thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.2}, name="voicehost-display", daemon=True
+        )
+        self._thread.start()
+
+    # ---- the Display protocol ----------------------------------------------------------------
+
+    def show(self, game: AnyGame) -> None:
+        """Read the game once, here; `said` and `timer` reuse that reading and never touch the game,
+        so they are safe from the timer's thread while the host changes the game."""
+        with self._lock:
+            self._game = game
+            if game.board.lang != self._prompts.lang:
+                self._prompts = Prompts.load(game.board.lang)
+            p = self._prompts
+            self._view = public_state(game)
+            self._words = texts(self._view, p)
+            self._keys = {viewer: key_part(self._view, game, viewer, p) for viewer in key_viewers(game)}
+            self._update_shell(self._view, tuple(self._keys))
+            self._publish()
+
+    def said(self, text: str) -> None:
+        with self._lock:
+            self._said = {"n": self._said["n"] + 1, "text": " ".join(text.split())}
+            self._publish()
+
+    def timer(self, seconds_left: int | None, running: bool) -> None:
+        with self._lock:
+            self._timer = None if seconds_left is None else {"seconds": int(seconds_left), "running": bool(running)}
+            self._publish()
+
+    def console_lines(self) -> list[str]:
+        """For the host's console only: the public address, each key page's address and its QR code."""
+        p = self._prompts
+        with self._lock:
+            viewers = key_viewers(self._game)
+        lines = [p.text("display.console_board", url=self.url)]
+        for viewer in viewers:
+            url = self.key_url(viewer)
+            if viewer == "spymasters":
+                lines.append(p.text("display.console_key", url=url))
+            else:
+                lines.append(p.text("display.console_key_side", side=viewer.upper(), url=url))
+            lines += qr_lines(url)
+        if not _is_loopback(self.bind_host):
+            lines.append(p.text("display.console_network", host=self.bind_host or "0.0.0.0"))
+        return lines
+
+    def close(self) -> None:
+        """Stop serving; safe to call twice."""
+        self.hub.close()
+        self.server.shutdown()
+        self.server.server_close()
+        self._thread.join(timeout=2)
+
+    # ---- for the host and the tests ----------------------------------------------------------
+
+    def key_url(self, viewer: str) -> str:
+        return f"{self.url}key/{self.tokens.token(viewer)}"
+
+    def drop_streams(self) -> None:
+        """End every open event stream, as a restarted server would; the pages reconnect by themselves."""
+        self.hub.drop_streams()
+
+    # ---- inside ------------------------------------------------------------------------------
+
+    def _publish(self) -> None:
+        public = public_payload(self._view, self._words, self._said, self._timer)
+        self.hub.publish(PUBLIC, encode(public))
+        for viewer, key in self._keys.items():
+            self.hub.publish(key_channel(viewer), encode(key_payload(public, key)))
+
+    def _update_shell(self, view: dict[str, Any], viewers: tuple[str, ...]) -> None:
+        """The page shells change only with the language or the edition (a new game at the table)."""
+        shell = (view["lang"], view["edition"], viewers)
+        if shell == self._shell:
+            return
+        p = self._prompts
+        labels = page_labels(p)
+        pages = {
+            PUBLIC: render_page(
+                lang=view["lang"], title=page_title(view, p), mode="board", events_url="/events", note="", labels=labels
+            )
+        }
+        for viewer in viewers:
+            token = self.tokens.token(viewer)
+            pages[key_channel(viewer)] = render_page(
+                lang=view["lang"],
+                title=page_title(view, p, viewer),
+                mode="key",
+                events_url=f"/key/{token}/events",
+                note=key_note(viewer, p),
+                labels=labels,
+            )
+        self.site.update(pages, viewers)
+        self._shell = shell
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _url_host(host: str) -> str:
+    """How others reach this machine: a bound address as it is, or this machine's own for a wildcard."""
+    if host in WILDCARDS:
+        host = _own_address()
+    return f"[{host}]" if ":" in host else host
+
+
+def _own_address() -> str:
+    """This machine's first non-loopback address, from its own name (no packet leaves the machine)."""
+    name = socket.gethostname()
+    with contextlib.suppress(OSError):
+        for address in socket.gethostbyname_ex(name)[2]:
+            if not ipaddress.ip_address(address).is_loopback:
+                return address
+    return name
