@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 ARGS ?=
 
-.PHONY: setup models play test lint bench clean
+.PHONY: setup models browser play test lint bench screenshots clean
 
 setup: $(VENV)/.installed
 
@@ -27,8 +27,18 @@ lint: setup
 	$(BIN)/ruff format --check engine
 	$(BIN)/mypy engine voicehost
 
-test: lint models
+# axe-core for the accessibility audit of the board page (the browser tests drive Debian's chromium)
+browser: tests/browser/node_modules/.installed
+
+tests/browser/node_modules/.installed: tests/browser/package-lock.json
+	npm ci --prefix tests/browser --no-audit --no-fund --silent
+	touch $@
+
+test: lint models browser
 	$(BIN)/python -m pytest
+
+screenshots: setup
+	$(BIN)/python -m voicehost.display.screenshots docs/screenshots
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

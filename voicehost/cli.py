@@ -16,11 +16,13 @@ from engine.board import Board, deal_competitive, deal_duet
 from engine.decks import picture_names, words
 from engine.editions import AnyGame, new_game
 from engine.errors import BoardError, GameError
+from engine.events import Event
 from engine.lang import Lang
 from engine.model import GRID_5X4, GRID_5X5, Edition, Side, Team
 from engine.variants import HouseRules, Variants
 from voicehost.campaigns import load_campaign
 from voicehost.devices import DeviceError
+from voicehost.display import Display, DisplayError, make_display
 from voicehost.host import Host, HostSettings
 from voicehost.models import (
     Manifest,
@@ -38,6 +40,7 @@ from voicehost.store import SaveError, default_save_path, load_game
 from voicehost.voice_mode import Voice
 
 EXIT_OK, EXIT_GAME_ERROR, EXIT_USAGE = 0, 1, 2
+DEFAULT_PORT = 8080
 
 
 class UserError(Exception):
@@ -97,8 +100,14 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--text", action="store_true", help="type what players say; read what the host says")
     play.add_argument("--events", type=Path, help="append every event to this JSON Lines file")
     play.add_argument("--timer", type=int, default=None, metavar="SECONDS", help="sand timer per turn")
-    play.add_argument("--display", choices=["web", "terminal", "none"], default=None)
-    play.add_argument("--port", type=int, default=None)
+    play.add_argument(
+        "--display",
+        choices=["web", "terminal", "none"],
+        default=None,
+        help="the public board: a web page (default by voice), a text grid on stderr, or none (default by text)",
+    )
+    play.add_argument("--port", type=int, default=None, help=f"the web display's port ({DEFAULT_PORT})")
+    play.add_argument("--host", default="127.0.0.1", help="the web display's address (key pages go there too)")
     play.add_argument("--audio-in", type=Path, help="the players' speech from this WAV instead of the microphone")
     play.add_argument("--realtime", action="store_true", help="--audio-in: as fast as it was recorded")
     play.add_argument("--audio-out", type=Path, help="the host's speech to this WAV instead of the speakers")
@@ -133,8 +142,10 @@ def build_parser() -> argparse.ArgumentParser:
     models = commands.add_parser("models", help="list, install or locate speech models")
     model_commands = models.add_subparsers(dest="models_command", required=True)
     model_commands.add_parser("list", help="every model, where it comes from, and whether it is installed")
-    for name, text in (("install", "download, verify and unpack the model of a language"),
-                       ("path", "print where the model of a language is installed")):
+    for name, text in (
+        ("install", "download, verify and unpack the model of a language"),
+        ("path", "print where the model of a language is installed"),
+    ):
         sub = model_commands.add_parser(name, help=text)
         sub.add_argument("lang", help="pt-BR, pt-PT, it, en (or a model id from the list)")
         sub.add_argument("--engine", choices=["vosk", "whisper"], default="vosk")
@@ -242,6 +253,8 @@ def command_play(args: argparse.Namespace) -> int:
     prompts = Prompts.load(game.board.lang)
     voice = None if args.text else Voice.open(args, game.board.lang, prompts)
     mouth: Any = voice.mouth if voice is not None and voice.mouth is not None else PrintMouth()
+    display = open_display(args, game, prompts)
+    mouth = ShownMouth(mouth, display)
     session = Session(
         save_path,
         args.events,
@@ -260,10 +273,23 @@ def command_play(args: argparse.Namespace) -> int:
         replay_args.seed = None
         return new_game(deal_board(replay_args, game.board.lang), game.variants)
 
+    def on_events(changed: AnyGame, events: Sequence[Event]) -> None:
+        session(changed, events)
+        display.show(changed)
+
     host = Host(
-        game, prompts, mouth, settings=host_settings, on_events=session, new_game=another_game, save_hint=str(save_path)
+        game,
+        prompts,
+        mouth,
+        settings=host_settings,
+        on_events=on_events,
+        new_game=another_game,
+        save_hint=str(save_path),
+        on_timer=display.timer,
     )
-    session(game, game.events)  # a new game's start, or what a crash kept out of the events file
+    on_events(game, game.events)  # a new game's start, or what a crash kept out of the events file
+    for line in display.console_lines():
+        print(line, file=sys.stderr, flush=True)
     if voice is not None and voice.note:
         mouth.say(voice.note)
     host.start(resumed=resumed)
@@ -280,9 +306,39 @@ def command_play(args: argparse.Namespace) -> int:
     finally:
         host.close()
         session.close()
+        display.close()
         if voice is not None:
             voice.close()
     return EXIT_OK
+
+
+class ShownMouth:
+    """Every announcement is said, and shown on the board page's live region."""
+
+    def __init__(self, mouth: Any, display: Display) -> None:
+        self.mouth = mouth
+        self.display = display
+
+    def say(self, text: str) -> None:
+        self.mouth.say(text)
+        self.display.said(text)
+
+    def __getattr__(self, name: str) -> Any:  # speaking, stop: the voice loop's echo gate
+        return getattr(self.mouth, name)
+
+
+def open_display(args: argparse.Namespace, game: AnyGame, prompts: Prompts) -> Display:
+    """--display as asked; by default the web page by voice and nothing by text. With the default port
+    taken (another game, another program), any free port: the address is printed anyway."""
+    kind = args.display or ("none" if args.text else "web")
+    port = DEFAULT_PORT if args.port is None else args.port
+    stream = sys.stderr if args.text else None
+    try:
+        return make_display(kind, game, prompts, host=args.host, port=port, stream=stream)
+    except DisplayError as exc:
+        if args.port is not None or kind != "web":
+            raise UserError(f"the display cannot start: {exc}") from None
+        return make_display(kind, game, prompts, host=args.host, port=0)
 
 
 def vars_for_new_game(args: argparse.Namespace, board: Board) -> dict[str, Any]:

@@ -95,6 +95,7 @@ class Host:
         on_events: Callable[[AnyGame, Sequence[Event]], None] | None = None,
         new_game: Callable[[], AnyGame] | None = None,
         save_hint: str = "",
+        on_timer: Callable[[int | None, bool], None] | None = None,
     ) -> None:
         self.game = game
         self.p = prompts
@@ -104,6 +105,7 @@ class Host:
         self.state = State.PLAYING
         self.last_said = ""
         self._on_events = on_events or (lambda game, events: None)
+        self._on_timer_shown = on_timer or (lambda seconds, running: None)
         self._new_game = new_game
         self._save_hint = save_hint
         self._lock = threading.RLock()
@@ -689,6 +691,7 @@ class Host:
                 "paused": "timer.paused",
                 "resumed": "timer.resumed",
             }[event]
+            self._on_timer_shown(seconds, event in ("started", "warning", "countdown", "resumed"))
             if event in ("started", "warning", "expired", "paused"):
                 logged = self.game.record_timer(event, seconds)
                 self._on_events(self.game, [logged])
