@@ -150,6 +150,15 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("lang", help="pt-BR, pt-PT, it, en (or a model id from the list)")
         sub.add_argument("--engine", choices=["vosk", "whisper"], default="vosk")
 
+    hear = commands.add_parser("hear", help="what the host understands from recordings or the microphone")
+    hear.add_argument("--board", type=Path, required=True, help="the board whose cards are visible")
+    hear.add_argument("--phase", choices=["clue", "guess"], default="guess")
+    hear.add_argument("--engine", choices=["vosk", "whisper"], default=None)
+    hear.add_argument("--model", type=Path)
+    hear.add_argument("--json", action="store_true", help="one JSON object a file")
+    hear.add_argument("--mic", action="store_true", help="listen to the microphone until Ctrl-C")
+    hear.add_argument("wavs", type=Path, nargs="*", metavar="WAV")
+
     key = commands.add_parser("key", help="print the key of a saved game, once, for a spymaster")
     key.add_argument("save", type=Path, nargs="?", default=None)
     key.add_argument("--side", choices=["a", "b"], help="Duet: only this side")
@@ -387,6 +396,41 @@ def command_key(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def command_hear(args: argparse.Namespace) -> int:
+    from voicehost.audio_io import AudioError
+    from voicehost.devices import choose_engine, microphone_chunks
+    from voicehost.diagnose import context_for, judge_files, read
+    from voicehost.voice import _make_vosk, _make_whisper, make_ears
+
+    if not args.wavs and not args.mic:
+        raise UserError("give one or more WAV files, or --mic")
+    board = read_board(args.board)
+    choice = choose_engine(args.engine, args.model, board.lang)
+    if choice.note:
+        print(choice.note, file=sys.stderr)
+    if args.mic:
+        ears = make_ears(choice.engine, choice.model_dir)
+        chunks, microphone = microphone_chunks(
+            lambda lost: print(f"voicehost: {lost}", file=sys.stderr), lambda: None, "Give WAV files instead."
+        )
+        try:
+            for index, heard in enumerate(ears.utterances(chunks, lambda: context_for(board, args.phase)), 1):
+                verdict = read(heard, board, args.phase, f"utterance {index}")
+                print(verdict.json() if args.json else verdict.line(), flush=True)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            microphone.close()
+        return EXIT_OK
+    recognizer: Any = _make_whisper(choice.model_dir) if choice.engine == "whisper" else _make_vosk(choice.model_dir)
+    try:
+        for verdict in judge_files(recognizer, board, args.phase, args.wavs):
+            print(verdict.json() if args.json else verdict.line(), flush=True)
+    except AudioError as exc:
+        raise UserError(str(exc)) from None
+    return EXIT_OK
+
+
 def command_models(args: argparse.Namespace) -> int:
     manifest = Manifest.load()
     if args.models_command == "list":
@@ -422,7 +466,13 @@ def _model_for(manifest: Manifest, lang_or_id: str, engine: str) -> ModelSpec:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    handlers = {"play": command_play, "deal": command_deal, "key": command_key, "models": command_models}
+    handlers = {
+        "play": command_play,
+        "deal": command_deal,
+        "key": command_key,
+        "models": command_models,
+        "hear": command_hear,
+    }
     try:
         return handlers[args.command](args)
     except (UserError, ModelError, DeviceError) as exc:

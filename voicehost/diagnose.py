@@ -1,0 +1,83 @@
+"""`voicehost hear`: what the host would understand from a recording (or the microphone), and what
+it would do with it, without playing a game. For tuning a model, a microphone, a room."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.board import Board
+from voicehost.asr import Audio, Context, Heard, Recognizer
+from voicehost.audio_io import read_wav
+from voicehost.understanding import Action, Intent, listening_phrases, understand
+from voicehost.understanding import Phase as Listening
+
+ACTIONS = {Action.ACCEPT: "accept", Action.CONFIRM: "confirm", Action.REPROMPT: "reprompt"}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One utterance: what was heard, what it means, and what the host would do."""
+
+    source: str
+    heard: Heard
+    result: dict[str, Any]
+
+    def line(self) -> str:
+        result = self.result
+        what = (
+            result.get("card")
+            or result.get("command")
+            or (f"{result['word']} {result['number']}" if "word" in result else "")
+        )
+        confidence = "-" if result["confidence"] is None else f"{result['confidence']:.2f}"
+        return (
+            f"{self.source}: heard {result['heard']!r} -> {result['intent']} {what} "
+            f"({result['action']}, confidence {confidence}, {result['decode_ms']:.0f} ms)"
+        )
+
+    def json(self) -> str:
+        return json.dumps({"file": self.source, **self.result}, ensure_ascii=False)
+
+
+def context_for(board: Board, phase: str) -> Context:
+    guessing = phase == "guess"
+    return Context(board.lang, guessing, tuple(board.cards), listening_phrases(board.lang))
+
+
+def judge(recognizer: Recognizer, audio: Audio, board: Board, phase: str, source: str) -> Verdict:
+    """Recognize one utterance and read it as the host would in that phase, with every card visible."""
+    return read(recognizer.recognize(audio, context_for(board, phase)), board, phase, source)
+
+
+def read(heard: Heard, board: Board, phase: str, source: str) -> Verdict:
+    """What the host makes of what the recognizer heard."""
+    listening = Listening.GUESS if phase == "guess" else Listening.CLUE
+    understood = understand(
+        heard.text, phase=listening, cards=board.cards, lang=board.lang, asr_confidence=heard.confidence
+    )
+    result: dict[str, Any] = {
+        "heard": heard.text,
+        "intent": understood.intent.name.lower(),
+        "confidence": None if heard.confidence is None else round(heard.confidence, 3),
+        "action": ACTIONS[understood.action],
+        "decode_ms": round(heard.decode_ms, 1),
+    }
+    if understood.intent is Intent.GUESS and understood.card:
+        result["card"] = understood.card
+    elif understood.intent is Intent.CLUE and understood.clue is not None:
+        result["word"] = understood.clue.word
+        result["number"] = "unlimited" if understood.clue.number is None else understood.clue.number
+    elif understood.intent is Intent.COMMAND and understood.command is not None:
+        result["command"] = understood.command.value
+    if heard.alternatives:
+        result["alternatives"] = [[name, round(share, 3)] for name, share in heard.alternatives]
+    return Verdict(source, heard, result)
+
+
+def judge_files(recognizer: Recognizer, board: Board, phase: str, files: Sequence[Path]) -> Iterator[Verdict]:
+    for path in files:
+        yield judge(recognizer, read_wav(path), board, phase, str(path))
