@@ -38,32 +38,41 @@ identity, said no earlier than the event that revealed it (see ``check_secrecy``
 
 Runs are independent subprocesses (~0.2 s each); the selected scripts are run in parallel
 once, on a thread pool, and each test reads its own result.
+Parsing scripts and running the CLI live in ``tests/scripting.py``, shared with the crash tests.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
-import shlex
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-SCRIPTS = ROOT / "tests" / "scripts"
-BOARDS = ROOT / "tests" / "boards"
-TIMEOUT = 60
+from .scripting import (
+    BOARDS,
+    ROOT,
+    SCRIPTS,
+    TIMEOUT,
+    Run,
+    Script,
+    board_of,
+    cli_env,
+    event_lines,
+    parse_script,
+    play_command,
+    read_events,
+    resume_command,
+    run_cli,
+)
 
 # Identity words as the prompts say them (prompts/*.toml, [identity] and the guess lines),
 # per language. Matched case-sensitively: card names are printed in capitals, these are not.
@@ -92,82 +101,7 @@ IDENTITY_WORDS: dict[str, dict[str, tuple[str, ...]]] = {
 }
 
 
-# ---- scripts ---------------------------------------------------------------------------------
-
-
-@dataclass
-class Script:
-    path: Path
-    args: list[str]
-    feed: list[str]
-    expect_over: dict[str, str]
-    expect_types: list[str] | None = None
-    expect_events: list[tuple[int, str, dict[str, str]]] = field(default_factory=list)
-    expect_say: list[str] = field(default_factory=list)
-    expect_not_say: list[str] = field(default_factory=list)
-    expect_last_say: str | None = None
-    xfail: str | None = None
-
-    @property
-    def name(self) -> str:
-        return self.path.stem
-
-    @property
-    def stdin(self) -> str:
-        return "".join(line + "\n" for line in self.feed)
-
-
-def _fields(words: list[str]) -> dict[str, str]:
-    out = {}
-    for word in words:
-        key, sep, value = word.partition("=")
-        if not sep:
-            raise ValueError(f"expected field=value, got {word!r}")
-        out[key] = value
-    return out
-
-
-def parse_script(path: Path) -> Script:
-    text = path.read_text(encoding="utf-8")
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()  # the file's final newline ends the last line, it is not an empty utterance
-    args: list[str] | None = None
-    over: dict[str, str] | None = None
-    script = Script(path, [], [], {})
-    for line in lines:
-        if not line.startswith("#"):
-            script.feed.append(line)
-            continue
-        header, sep, value = line[1:].strip().partition(":")
-        if not sep:
-            continue
-        header, value = header.strip(), value.strip()
-        if header == "args":
-            args = shlex.split(value)
-        elif header == "expect":
-            kind, *rest = shlex.split(value)
-            if kind != "game_over":
-                raise ValueError(f"{path.name}: '# expect:' is about game_over")
-            over = _fields(rest)
-        elif header == "expect-events":
-            script.expect_types = value.split()
-        elif header == "expect-event":
-            seq, kind, *rest = shlex.split(value)
-            script.expect_events.append((int(seq), kind, _fields(rest)))
-        elif header == "expect-say":
-            script.expect_say.append(value)
-        elif header == "expect-not-say":
-            script.expect_not_say.append(value)
-        elif header == "expect-last-say":
-            script.expect_last_say = value
-        elif header == "xfail":
-            script.xfail = value
-    if args is None or over is None:
-        raise ValueError(f"{path.name}: '# args:' and '# expect:' are required")
-    script.args, script.expect_over = args, over
-    return script
-
+# ---- scripts ----------------------------------------------------------------------------------
 
 SCRIPT_FILES = sorted(SCRIPTS.glob("*.txt"))
 
@@ -179,55 +113,6 @@ def _param(path: Path) -> Any:
 
 
 # ---- running the CLI -------------------------------------------------------------------------
-
-
-@dataclass
-class Run:
-    returncode: int
-    stdout: str
-    stderr: str
-    events: list[dict[str, Any]]
-    events_text: str
-
-    @property
-    def said(self) -> list[str]:
-        return self.stdout.split("\n")[:-1] if self.stdout.endswith("\n") else self.stdout.split("\n")
-
-
-def cli_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LC_") and k not in ("LANG", "LANGUAGE")}
-    env["LC_ALL"] = "C.UTF-8"
-    env["PYTHONIOENCODING"] = "utf-8"
-    return env
-
-
-def play_command(args: list[str], save: Path, events: Path) -> list[str]:
-    command = [sys.executable, "-m", "voicehost.cli", "play", "--text", *args]
-    return [*command, "--save", str(save), "--events", str(events)]
-
-
-def read_events(path: Path) -> tuple[list[dict[str, Any]], str]:
-    if not path.exists():
-        return [], ""
-    text = path.read_text(encoding="utf-8")
-    return [json.loads(line) for line in text.splitlines() if line.strip()], text
-
-
-def run_cli(args: list[str], stdin: str, workdir: Path) -> Run:
-    workdir.mkdir(parents=True, exist_ok=True)
-    save, events = workdir / "save.json", workdir / "events.jsonl"
-    done = subprocess.run(
-        play_command(args, save, events),
-        input=stdin,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        cwd=ROOT,
-        env=cli_env(),
-        timeout=TIMEOUT,
-    )
-    parsed, text = read_events(events)
-    return Run(done.returncode, done.stdout, done.stderr, parsed, text)
 
 
 class Runner:
@@ -265,12 +150,6 @@ def runner(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 
 
 # ---- checks ----------------------------------------------------------------------------------
-
-
-def board_of(args: list[str]) -> dict[str, Any]:
-    board = args[args.index("--board") + 1]
-    data: dict[str, Any] = json.loads((ROOT / board).read_text(encoding="utf-8"))
-    return data
 
 
 def check_log(run: Run) -> None:
@@ -420,14 +299,6 @@ def test_scripted_game(script: Script, runner: Runner) -> None:
 
 
 # ---- kill -9 in the middle, then resume ------------------------------------------------------
-
-
-def resume_command(save: Path, events: Path) -> list[str]:
-    return [sys.executable, "-m", "voicehost.cli", "play", "--text", "--resume", str(save), "--events", str(events)]
-
-
-def event_lines(path: Path) -> int:
-    return len(path.read_text(encoding="utf-8").splitlines()) if path.exists() else 0
 
 
 def kill_in_the_middle(script: Script, cut: int, workdir: Path) -> tuple[Path, Path, int]:
