@@ -158,12 +158,6 @@ def test_killed_again_and_again_each_resume_goes_on(tmp_path: Path) -> None:
     assert last.events_text == whole.events_text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="voicehost/store.py EventLog appends after a torn last line without starting a new line, "
-    "so the rewritten event is glued to the fragment and the events file stays broken JSON Lines",
-)
 def test_a_line_torn_by_the_crash_is_rewritten_whole(tmp_path: Path) -> None:
     """A crash in the middle of writing a line (power cut, a full disk, a kill during a large write)
     leaves half an event at the end of the log; the save has the whole event. The resume must

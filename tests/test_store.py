@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import random
 from pathlib import Path
 
@@ -14,9 +16,10 @@ from engine.lang import Lang
 from engine.missions import Campaign
 from engine.model import Side
 from engine.variants import Variants
+from voicehost import store
 from voicehost.campaigns import load_campaign, save_campaign
 from voicehost.session import Session
-from voicehost.store import SaveError, load_game, save_game
+from voicehost.store import EventLog, SaveError, load_game, save_game
 
 from .conftest import CLASSIC_SPEC, competitive_board
 
@@ -80,6 +83,49 @@ def test_a_full_disk_warns_once_and_the_game_goes_on(tmp_path: Path, monkeypatch
     session(game, game.guess("MANTEIGA"))
     assert load_game(tmp_path / "s.json").game.events[-1]["card"] == "MANTEIGA"
     session.close()
+
+
+def log_lines(game_events: list[dict[str, object]]) -> str:
+    return "".join(json.dumps(event, ensure_ascii=False) + "\n" for event in game_events)
+
+
+def test_the_events_log_cuts_off_a_torn_last_line_and_rewrites_it_whole(tmp_path: Path) -> None:
+    game = new_game(competitive_board(CLASSIC_SPEC))
+    game.give_clue("pão", 2)  # type: ignore[call-arg]
+    game.guess("MANTEIGA")
+    whole = log_lines([e.to_dict() for e in game.events])
+    path = tmp_path / "e.jsonl"
+    kept = whole.splitlines(keepends=True)
+    path.write_text("".join(kept[:-1]) + kept[-1][:-1], encoding="utf-8")  # even a last line short of its newline
+    log = EventLog(path)
+    assert log.last_seq == len(kept) - 1
+    assert path.read_text(encoding="utf-8") == "".join(kept[:-1]), "the fragment is cut off on opening"
+    log.append(game.events)
+    assert path.read_text(encoding="utf-8") == whole
+
+
+def test_a_write_the_disk_half_takes_is_cut_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    game = new_game(competitive_board(CLASSIC_SPEC))
+    path = tmp_path / "e.jsonl"
+    log = EventLog(path)
+    log.append(game.events)
+    before = path.read_bytes()
+    real_write_all = store._write_all
+
+    def half_then_full(handle, data: bytes) -> None:  # type: ignore[no-untyped-def]
+        real_write_all(handle, data[: len(data) // 2])
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(store, "_write_all", half_then_full)
+    with pytest.raises(OSError):
+        log.append(game.give_clue("pão", 2))  # type: ignore[call-arg]
+    with pytest.raises(OSError):
+        log.append(game.guess("MANTEIGA"))
+    assert path.read_bytes() == before, "no half line is left behind"
+    monkeypatch.undo()
+    log.append(game.events)  # the disk has room again: the log catches up
+    log.close()
+    assert path.read_text(encoding="utf-8") == log_lines([e.to_dict() for e in game.events])
 
 
 def test_campaign_progress_is_kept_per_team(tmp_path: Path) -> None:

@@ -39,10 +39,13 @@ class Session:
         self._game = game
         try:
             save_game(self.save_path, game, self.settings)
-            if self.log is not None:
-                self.log.append(events)
-            self._failing = False
             self._record_campaign(game, events)
+            if self.log is not None:
+                # Every event of the game, not only this batch: the log skips what it holds and
+                # catches up with what a full disk kept out. Written after the save, so the log
+                # is never ahead of what a --resume replays.
+                self.log.append(game.events)
+            self._failing = False
         except OSError as exc:
             if not self._failing:  # say it once, not after every event
                 self._warn(exc.strerror or str(exc))

@@ -3,17 +3,20 @@
 The save is rewritten after every event, crash-safe: write a temporary file beside it, fsync,
 then rename over the old one, so a kill -9 leaves either the old or the new save, never half.
 A save that cannot be read is refused whole with a reason; it is never half-loaded or overwritten.
+The events log holds whole lines only, and follows the save: what a crash or a full disk kept out
+of it is written again from the game's events once writing works.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, TextIO
+from typing import Any, BinaryIO, Final
 
 from engine.board import Board
 from engine.editions import AnyGame, replay
@@ -98,42 +101,82 @@ def load_game(path: Path) -> SavedGame:
 
 
 class EventLog:
-    """The --events file: JSON Lines, appended and flushed as events happen."""
+    """The --events file: JSON Lines, each batch appended whole and fsynced as events happen.
+
+    Only whole lines are ever kept: the log remembers where its last fsynced line ends and cuts
+    the file back there before writing, so a line torn by a crash or refused by a full disk is
+    written again whole from the game's events. Nothing is held open (or buffered) between
+    batches, so closing has nothing left to write and cannot fail for a full disk.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._handle: TextIO = path.open("a", encoding="utf-8")
-        self.last_seq = _last_seq(path)
+        self.last_seq, self._good = _scan(path)
+        with path.open("ab", buffering=0) as handle:  # create it, and cut off a torn last line now
+            _cut_back(handle.fileno(), self._good)
 
     def append(self, events: Iterable[Event]) -> None:
+        """Write the events not in the file yet (seq > last_seq); an OSError leaves only whole lines."""
+        lines, last = [], self.last_seq
         for event in events:
-            if event.seq <= self.last_seq:
-                continue  # already written before a crash or a resume
-            self._handle.write(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")
-            self.last_seq = event.seq
-        self._handle.flush()
-        os.fsync(self._handle.fileno())
+            if event.seq <= last:
+                continue  # already written before a crash, a resume or a full disk
+            lines.append(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")
+            last = event.seq
+        if not lines:
+            return
+        data = "".join(lines).encode("utf-8")
+        handle = self.path.open("ab", buffering=0)
+        try:
+            _cut_back(handle.fileno(), self._good)
+            _write_all(handle, data)
+            os.fsync(handle.fileno())
+            handle.close()
+        except BaseException:
+            with contextlib.suppress(OSError):
+                handle.close()  # what the disk refused is dropped here; what it half took, cut off below
+            with contextlib.suppress(OSError):
+                os.truncate(self.path, self._good)
+            raise
+        self._good += len(data)
+        self.last_seq = last
 
     def new_game(self) -> None:
         """A new game in the same file starts again at seq 1 (after a game_over)."""
         self.last_seq = 0
 
     def close(self) -> None:
-        self._handle.close()
+        """Nothing to flush: every batch was written whole or cut off when it was appended."""
 
 
-def _last_seq(path: Path) -> int:
-    last = 0
+def _scan(path: Path) -> tuple[int, int]:
+    """The last seq of the file's whole lines, and the byte offset where its whole lines end."""
     try:
-        with path.open(encoding="utf-8") as handle:
-            for line in handle:
-                try:
-                    item = json.loads(line)
-                    last = 0 if item["type"] == "game_started" else last
-                    last = max(last, int(item["seq"]))
-                except (ValueError, KeyError, TypeError):
-                    continue  # a line torn by a crash: the next event rewrites from the save
+        data = path.read_bytes()
     except FileNotFoundError:
-        pass
-    return last
+        return 0, 0
+    good = data.rfind(b"\n") + 1  # a fragment after the last newline is a line torn by a crash
+    last = 0
+    for line in data[:good].split(b"\n"):
+        try:
+            item = json.loads(line)
+            last = 0 if item["type"] == "game_started" else last
+            last = max(last, int(item["seq"]))
+        except (ValueError, KeyError, TypeError):
+            continue  # a torn line in the middle, left by an older version: skipped
+    return last, good
+
+
+def _cut_back(fd: int, good: int) -> None:
+    """Drop whatever follows the last whole line (a torn line, a batch a full disk half took)."""
+    if os.fstat(fd).st_size > good:
+        os.ftruncate(fd, good)
+
+
+def _write_all(handle: BinaryIO, data: bytes) -> None:
+    """Write every byte: an unbuffered write to a nearly full disk may take only part of them."""
+    view = memoryview(data)
+    while view:
+        view = view[handle.write(view) :]
+    handle.flush()
