@@ -25,6 +25,7 @@ from voicehost.devices import DeviceError
 from voicehost.display import Display, DisplayError, make_display
 from voicehost.host import Host, HostSettings
 from voicehost.models import (
+    MARKER,
     Manifest,
     ModelError,
     ModelSpec,
@@ -149,6 +150,9 @@ def build_parser() -> argparse.ArgumentParser:
         sub = model_commands.add_parser(name, help=text)
         sub.add_argument("lang", help="pt-BR, pt-PT, it, en (or a model id from the list)")
         sub.add_argument("--engine", choices=["vosk", "whisper"], default="vosk")
+    model_commands.choices["install"].add_argument(
+        "--force", action="store_true", help="download and unpack it again, replacing a damaged copy"
+    )
 
     hear = commands.add_parser("hear", help="what the host understands from recordings or the microphone")
     hear.add_argument("--board", type=Path, required=True, help="the board whose cards are visible")
@@ -446,9 +450,23 @@ def command_models(args: argparse.Namespace) -> int:
     if args.models_command == "path":
         print(require(spec, lang=args.lang))
         return EXIT_OK
-    path = install(spec, progress=text_progress(spec.id))
+    path = _reinstall(spec) if args.force else install(spec, progress=text_progress(spec.id))
     print(path)
     return EXIT_OK
+
+
+def _reinstall(spec: ModelSpec) -> Path:
+    """install() keeps a folder it installed before, so its marker goes first; when no new copy can be
+    had, the marker comes back and the old files are as they were (install() replaces them only at the end)."""
+    marker = models_dir() / spec.dir / MARKER
+    kept = marker.read_text(encoding="utf-8") if marker.is_file() else None
+    marker.unlink(missing_ok=True)
+    try:
+        return install(spec, progress=text_progress(spec.id))
+    except BaseException:
+        if kept is not None and marker.parent.is_dir() and not marker.exists():
+            marker.write_text(kept, encoding="utf-8")
+        raise
 
 
 def _model_for(manifest: Manifest, lang_or_id: str, engine: str) -> ModelSpec:

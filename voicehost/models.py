@@ -116,6 +116,27 @@ def require(spec: ModelSpec, root: Path | None = None, lang: str | None = None) 
     return path
 
 
+def reinstall_advice(folder: Path, engine: str, root: Path | None = None) -> str:
+    """The command that replaces a damaged model, for the error a recognizer raises at load time.
+
+    The model is the manifest's one with that folder name, else the engine's default. `install`
+    keeps a folder it already installed, so repairing that very folder takes --force; a folder of
+    the player's own (--model) is left alone and a good copy goes to the models folder instead."""
+    try:
+        manifest = Manifest.load()
+        known = [spec for spec in manifest.models if spec.engine == engine]
+        spec = next((spec for spec in known if spec.dir == folder.name), None) or manifest.get(
+            next(iter(manifest.defaults[engine].values()))
+        )
+    except (ModelError, KeyError, StopIteration, OSError, ValueError):
+        return f"Install a {engine} model with: voicehost models install en --engine {engine}"
+    target = (root or models_dir()) / spec.dir
+    command = f"voicehost models install {spec.id} --engine {engine}"
+    if folder.resolve() == target.resolve():
+        return f"Reinstall it with: {command} --force"
+    return f"Install a working copy with: {command} (it goes to {target})"
+
+
 Progress = Callable[[int, int], None]
 
 
