@@ -24,7 +24,8 @@ from engine.game import Phase
 from engine.lang import Lang
 from voicehost.asr import SAMPLE_RATE, Audio
 from voicehost.audio_io import CHUNK_SECONDS, read_wav
-from voicehost.host import Host, State
+from voicehost.host import Host, PendingClue, State
+from voicehost.understanding import normalize
 
 CLUE_WORDS = {  # words whisper base transcribes from espeak-ng's voices (measured): the clue is free speech
     "en": ["music", "paper", "ocean", "garden", "summer"],
@@ -146,12 +147,21 @@ class Table:
             self.tally.failures.append(f"unexpected phase {game.state.phase}")
             return False
         made = game.state.guesses_this_turn
-        if self.assassin_after_turns is not None and self._turns >= self.assassin_after_turns:
+        planned_end = self.assassin_after_turns is not None and self._turns >= self.assassin_after_turns
+        if planned_end and self._hidden("assassin"):
             return (yield from self._guess(self._card_of("assassin")))
+        # an assassin the host cannot hear from this voice: the game is played on until a team wins
         if made >= self.per_clue:
             self._turns += 1
             return (yield from self._until(PASS[self.family], lambda kinds: EventType.TURN_ENDED in kinds))
         return (yield from self._guess(self._card_of(game.team.value)))
+
+    def _hidden(self, identity: str) -> bool:
+        try:
+            self._card_of(identity)
+        except AssertionError:
+            return False
+        return True
 
     def _card_of(self, identity: str) -> str:
         game = self.host.game
@@ -188,6 +198,14 @@ class Table:
             return YES[self.family]
         return card.lower() if card in offered else NO[self.family]
 
+    def _is_meant(self, heard: PendingClue | None, clue_word: str) -> bool:
+        """Whether the clue the host asks about is the one given: the word as it sounds (accents are
+        not heard: "musica" is "música"), and the number."""
+        if heard is None or not clue_word:
+            return False
+        lang = self.host.game.board.lang
+        return normalize(heard.word, lang) == normalize(clue_word, lang) and heard.number == self.per_clue
+
     def _until(self, text: str, done: Callable[[set[EventType]], bool], clue_word: str = "") -> Iterator[Audio]:
         game = self.host.game
         before = len(game.events)
@@ -199,10 +217,7 @@ class Table:
                 self.tally.asks += 1
                 if self.host.state is State.PLAYING:
                     break  # not understood: say it again
-                heard = self.host.pending_clue_word
-                right = self.host.state is State.CONFIRM_COMMAND or (
-                    bool(clue_word) and heard is not None and heard.lower() == clue_word.lower()
-                )
+                right = self.host.state is State.CONFIRM_COMMAND or self._is_meant(self.host.pending_clue, clue_word)
                 yield from self._say(YES[self.family] if right else NO[self.family])
         self.tally.failures.append(f"never understood {text!r}")
         return False

@@ -171,8 +171,14 @@ class Host:
     @property
     def pending_clue_word(self) -> str | None:
         """The clue word the host is asking about, if it is asking."""
+        pending = self.pending_clue
+        return pending.word if pending is not None else None
+
+    @property
+    def pending_clue(self) -> PendingClue | None:
+        """The clue (word and number) the host is asking about, if it is asking."""
         pending = self._pending_clue
-        return pending.word if pending is not None and self.state is not State.PLAYING else None
+        return pending if pending is not None and self.state is not State.PLAYING else None
 
     @property
     def finished(self) -> bool:

@@ -76,6 +76,7 @@ __all__ = [
     "listening_phrases",
     "match_card",
     "normalize",
+    "spoken_numbers",
     "understand",
 ]
 
@@ -874,6 +875,17 @@ def listening_phrases(lang: Lang) -> tuple[str, ...]:
     tables = [_subtable(table, "commands", lang.value), *_subtable(table, "phase_commands", lang.value).values()]
     phrases = [phrase.lower() for mapping in tables for listed in mapping.values() for phrase in listed]
     return tuple(dict.fromkeys(phrases))
+
+
+def spoken_numbers(lang: Lang, *, up_to: int = 9) -> tuple[tuple[str, int | None], ...]:
+    """Each way the language says a clue's number up to ``up_to``, as written (accents kept), and
+    its value (None: unlimited): a recognizer can score them as the closed set a clue ends with."""
+    table = _resolved_table(lang.value)
+    where = f"vocab/{lang.value}"
+    numbers = [(str(word), int(value)) for word, value in _subtable(table, "numbers", where).items()]
+    spoken: list[tuple[str, int | None]] = [(word, value) for word, value in numbers if value <= up_to]
+    spoken += [(phrase, None) for phrase in _strings(table, "unlimited", where)]
+    return tuple(spoken)
 
 
 def normalize(text: str, lang: Lang) -> str:

@@ -25,8 +25,8 @@ import numpy as np
 
 from engine.lang import Lang
 from voicehost.asr import SAMPLE_RATE, Audio, Context, Heard
-from voicehost.models import ModelError
-from voicehost.understanding import Action, Command, Intent, understand
+from voicehost.models import ModelError, reinstall_advice
+from voicehost.understanding import Action, Command, Intent, match_card, normalize, spoken_numbers, understand
 from voicehost.understanding import Phase as Listening
 
 FRAME_STEP: Final = 100
@@ -48,17 +48,33 @@ none-of-the-above check."""
 MAX_TOKENS: Final = 40
 ANSWERS: Final = {"pt": ("sim", "não"), "it": ("sì", "no"), "en": ("yes", "no")}
 """Scored with the offered cards after a question: a free transcript of a lone "sì" is often "C"."""
+PASSING: Final = {"pt": ("passo",), "it": ("passo",), "en": ("pass",)}
+"""Scored with the cards while guessing: a lone "pass" is often transcribed as something else."""
+COMMAND_MARGIN: Final = 2.0
+"""How much (in nats) "pass" must beat the best card by to be taken for it."""
 TRUST_COMMAND: Final = 0.9
 TRUST_SCORES: Final = 0.98
 """Without the transcript's agreement, the card scores alone are trusted from this share (tuned on
 synthetic speech: 1 wrong in 100 at 0.98, 3 at 0.95; below it the host asks back)."""
+RESEMBLANCE: Final = 70.0
+"""Without the transcript's agreement, the card scores alone reveal a card only when the free transcript
+at least resembles it (`match_card`'s score, 0..100). Tuned on the bench's dev corpus (4 languages, clean
+and 10 dB, about 800 card utterances): at 60, "colher" transcribed "Tu não" revealed TÚNEL (0.99 of the
+scores); from 67 on, no wrong reveal, and about a third of the at-once reveals become questions."""
 BASE_TOKENS: Final = 8
 TOKENS_PER_SECOND: Final = 8
 """The transcript's length cap grows with the utterance: short windows make Whisper loop."""
-SHORTLIST: Final = 8
+SHORTLIST: Final = 25
 """Cards forced through the decoder per prefix, chosen by their first token's likelihood."""
 MAX_LEAD_TOKENS: Final = 16
 MAX_PRIORS: Final = 4096
+NUMBER_FLOOR: Final = 0.5
+"""When the transcript has no number of its own, one of the scored numbers must have this share of
+the belief for the utterance to be taken for a clue at all ("ripeti" is not a clue for 7)."""
+NUMBER_SHORTLIST: Final = 8
+"""Ways of saying a clue's number forced through the decoder in full, out of about 70."""
+NUMBER_UNLIMITED: Final = {"pt": "ilimitado", "it": "senza limiti", "en": "unlimited", "ko": "unlimited"}
+"""How a clue heard as unlimited is written for the understanding module."""
 WHISPER_LANGS: Final = {"pt": "pt", "it": "it", "en": "en", "ko": "ko"}
 
 
@@ -70,22 +86,27 @@ class WhisperRecognizer:
             from faster_whisper import WhisperModel
         except ImportError:
             raise ModelError("the whisper engine needs faster-whisper: pip install 'voicehost[whisper]'") from None
-        if not (model_dir / "model.bin").exists():
-            raise ModelError(f"{model_dir} holds no Whisper model: voicehost models install en --engine whisper")
+        _check_model_files(model_dir)
         try:
             self._model: Any = WhisperModel(
                 str(model_dir), device="cpu", compute_type=compute_type, cpu_threads=threads or os.cpu_count() or 2
             )
-        except (RuntimeError, ValueError, OSError) as exc:
-            raise ModelError(f"the Whisper model in {model_dir} cannot be loaded ({exc}): reinstall it") from None
+        except Exception as exc:  # the tokenizers library raises a bare Exception on a bad tokenizer.json
+            raise _broken_model(model_dir, f"cannot be loaded ({exc})") from None
         self._tokenizer: Any = self._model.hf_tokenizer
         self._vocab = int((self._model.model.is_multilingual and 51865) or 51864)
-        self._sot = self._tokenizer.token_to_id("<|startoftranscript|>")
-        self._transcribe_token = self._tokenizer.token_to_id("<|transcribe|>")
-        self._no_timestamps = self._tokenizer.token_to_id("<|notimestamps|>")
-        self._period = self._tokenizer.encode(".", add_special_tokens=False).ids[0]
+        specials = ("<|startoftranscript|>", "<|transcribe|>", "<|notimestamps|>")
+        self._sot, self._transcribe_token, self._no_timestamps = (self._tokenizer.token_to_id(t) for t in specials)
+        period = self._tokenizer.encode(".", add_special_tokens=False).ids
+        if None in (self._sot, self._transcribe_token, self._no_timestamps) or not period:
+            raise _broken_model(model_dir, "has a tokenizer.json that is not Whisper's")
+        self._period = period[0]
+        self._comma = self._tokenizer.encode(",", add_special_tokens=False).ids[0]
         self._priors: dict[tuple[str, int, str], float] = {}
+        self._tails: dict[str, list[tuple[int | None, list[int]]]] = {}
         self.last_raw: dict[str, float] = {}  # the last utterance's card scores, before the prior
+        self.last_adjusted: dict[str, float] = {}  # and after it
+        self.last_transcript: tuple[str, float] = ("", 0.0)  # the free transcript and its log-probability
 
     # ---- the interface ---------------------------------------------------------------------
 
@@ -96,8 +117,11 @@ class WhisperRecognizer:
         max_tokens = min(MAX_TOKENS, BASE_TOKENS + int(TOKENS_PER_SECOND * len(audio) / SAMPLE_RATE))
         transcript = self._transcribe(encoded, sot, max_tokens)
         text = collapse_repeats(transcript.text)
+        self.last_transcript = (text, transcript.logprob)
         confidence = math.exp(transcript.logprob / (len(transcript.tokens) + 1)) if text else 0.0
-        if not context.guessing or not (context.cards or context.answering):
+        if not context.guessing:
+            return self._clue(encoded, sot, transcript, text, confidence, context.lang, started)
+        if not (context.cards or context.answering):
             return Heard(text, confidence, _ms(started))
         heard = understand(text, phase=Listening.GUESS, cards=context.cards, lang=context.lang)
         answer = heard.intent is Intent.COMMAND and heard.command in (Command.YES, Command.NO)
@@ -107,23 +131,135 @@ class WhisperRecognizer:
         ranked = self._rank_cards(encoded, frames, sot, transcript, context)
         best, best_share = ranked[0]
         alternatives = tuple(ranked[:3])
-        if best not in context.cards:  # "yes" or "no" beat the offered cards
-            agrees = (
-                answer and understand(best, phase=Listening.GUESS, cards=(), lang=context.lang).command is heard.command
-            )
-            if agrees or best_share >= TRUST_COMMAND:
-                return Heard(best, max(best_share, AGREEMENT_CONFIDENCE if agrees else 0.0), _ms(started), alternatives)
-            return Heard(text, min(confidence, best_share), _ms(started), alternatives)
+        if best not in context.cards:  # "yes", "no" or "pass" beat the cards
+            command = understand(best, phase=Listening.GUESS, cards=(), lang=context.lang).command
+            agrees = heard.intent is Intent.COMMAND and command is heard.command
+            if agrees:
+                return Heard(best, max(best_share, AGREEMENT_CONFIDENCE), _ms(started), alternatives)
+            if best_share < TRUST_COMMAND:
+                return Heard(text, min(confidence, best_share), _ms(started), alternatives)
+            if context.answering:
+                return Heard(best, best_share, _ms(started), alternatives)
+            # "pass" on the scores alone would end a turn nobody ended ("repete" scores as "passo"): ask first
+            return Heard(best, min(best_share, UNCONFIRMED_CONFIDENCE), _ms(started), alternatives)
         if heard.card == best and heard.action is Action.ACCEPT:
             # the free transcript and the closed-set scores name the same card: act at once
             return Heard(text, max(confidence, AGREEMENT_CONFIDENCE), _ms(started), alternatives)
         if best_share < TRUST_POSTERIOR:
             return Heard(text, min(confidence, best_share), _ms(started), alternatives)
         explains = transcript.logprob - self.last_raw.get(best, -math.inf) <= NONE_GAP
-        if best_share >= TRUST_SCORES and explains:
+        resembles = any(
+            c.card == best and c.score >= RESEMBLANCE for c in match_card(text, context.cards, context.lang)
+        )
+        if best_share >= TRUST_SCORES and explains and resembles:
             return Heard(best.lower(), best_share, _ms(started), alternatives)
         # only the card scores point at it, not clearly: the host asks back before revealing anything
         return Heard(best.lower(), min(best_share, UNCONFIRMED_CONFIDENCE), _ms(started), alternatives)
+
+    def _clue(
+        self,
+        encoded: Any,
+        sot: list[int],
+        transcript: Transcript,
+        text: str,
+        confidence: float,
+        lang: Lang,
+        started: float,
+    ) -> Heard:
+        """A clue is any word and then a number from a small closed set: the word is taken as
+        transcribed, and the number is chosen by scoring every way of saying one after it (a free
+        transcript of "città, due" is often "città tu e"). The confidence is the lower of the word's
+        own token probability and the winning number's share, so a doubtful word is still asked back."""
+        heard = understand(text, phase=Listening.CLUE, cards=(), lang=lang)
+        if heard.intent is Intent.COMMAND or not transcript.tokens:
+            return Heard(text, confidence, _ms(started))
+        word_end = self._clue_word_end(transcript, heard, lang)
+        if word_end == 0:
+            return Heard(text, confidence, _ms(started))
+        word = self._tokenizer.decode(transcript.tokens[:word_end]).strip().strip(".,;:!?")
+        numbers = {normalize(phrase, lang) for phrase, _ in spoken_numbers(lang)}
+        alone = understand(word, phase=Listening.CLUE, cards=(), lang=lang)
+        if not word or alone.intent is Intent.COMMAND or normalize(word, lang) in numbers:
+            return Heard(text, confidence, _ms(started))  # "un musicato" is not the clue "un"
+        prefix = sot + transcript.tokens[:word_end]
+        tails = self._number_shortlist(encoded, prefix, self._number_tails(lang))
+        forced = self._score(encoded, [(prefix, tokens) for _, tokens in tails])
+        by_value: dict[int | None, float] = {}
+        for (value, _), score in zip(tails, forced, strict=True):
+            by_value[value] = _logaddexp(by_value.get(value, -math.inf), score)
+        top = max(by_value.values())
+        total = sum(math.exp(score - top) for score in by_value.values())
+        value, best = max(by_value.items(), key=lambda item: item[1])
+        share = math.exp(best - top) / total
+        rest = transcript.logprob - _mean_logprob(transcript, word_end) * word_end
+        transcribed_clue = heard.intent is Intent.CLUE and heard.clue is not None
+        if not transcribed_clue and (share < NUMBER_FLOOR or rest - best > NONE_GAP):
+            # no number stands out, or none explains the rest of the audio as well as the free
+            # transcript does ("di petti" is not the clue "di, 4"): not taken for a clue
+            return Heard(text, confidence, _ms(started))
+        word_confidence = math.exp(_mean_logprob(transcript, word_end))
+        said_number = heard.clue is not None and heard.clue.number == value and heard.intent is Intent.CLUE
+        share = max(share, AGREEMENT_CONFIDENCE) if said_number else share
+
+        def clue(number: int | None) -> str:
+            return f"{word} {NUMBER_UNLIMITED[lang.family] if number is None else number}"
+
+        ranked = sorted(by_value.items(), key=lambda item: -item[1])[:3]
+        alternatives = tuple((clue(v), math.exp(s - top) / total) for v, s in ranked)
+        return Heard(clue(value), min(word_confidence, share), _ms(started), alternatives)
+
+    def _clue_word_end(self, transcript: Transcript, heard: Any, lang: Lang) -> int:
+        """How many of the transcript's tokens make the clue word: up to the number when one was
+        understood, else the first word (a clue is one word; the rest is taken for a garbled number)."""
+        tokens = transcript.tokens
+        if heard.intent is Intent.CLUE and heard.clue is not None:
+            wanted = normalize(heard.clue.word, lang)
+            for end in range(1, len(tokens) + 1):
+                if normalize(self._tokenizer.decode(tokens[:end]), lang).endswith(wanted):
+                    return end
+            return 0
+        second = _word_starts(self._tokenizer, tokens)
+        return second[1] if len(second) > 1 else len(tokens)
+
+    def _number_tails(self, lang: Lang) -> list[tuple[int | None, list[int]]]:
+        """Every way a clue's number may follow its word in a transcript ("Música, três." or "Música 3."),
+        tokenized once per language."""
+        if lang.value not in self._tails:
+            written = [*spoken_numbers(lang), *((str(value), value) for value in range(10))]
+            tails = []
+            for phrase, value in written:
+                tokens = list(_tokens(self._tokenizer, phrase))
+                tails += [(value, [self._comma, *tokens, self._period]), (value, [*tokens, self._period])]
+            self._tails[lang.value] = tails
+        return self._tails[lang.value]
+
+    def _number_shortlist(
+        self, encoded: Any, prefix: list[int], tails: list[tuple[int | None, list[int]]]
+    ) -> list[tuple[int | None, list[int]]]:
+        """The tails whose first word is likeliest after the clue word, with or without a comma: one
+        decoder row gives both distributions, so only a few tails are forced through in full."""
+        rows = self._rows(encoded, [*prefix, self._comma])
+        after_word, after_comma = (row - _logsumexp(row) for row in rows[-2:])
+
+        def first_word(tokens: list[int]) -> float:
+            if tokens[0] == self._comma:
+                return float(after_word[self._comma] + after_comma[tokens[1]])
+            return float(after_word[tokens[0]])
+
+        return sorted(tails, key=lambda tail: first_word(tail[1]), reverse=True)[:NUMBER_SHORTLIST]
+
+    def _rows(self, encoded: Any, prompt: list[int]) -> np.ndarray:
+        """The decoder's logits at each forced position after the start tokens, and after the prompt."""
+        result = self._model.model.generate(
+            encoded,
+            [prompt],
+            beam_size=1,
+            max_length=len(prompt) + 1,
+            return_logits_vocab=True,
+            suppress_blank=False,
+            suppress_tokens=[],
+        )[0]
+        return np.asarray(result.logits[0], dtype=np.float32).reshape(-1, self._vocab)
 
     # ---- pieces ----------------------------------------------------------------------------
 
@@ -132,8 +268,14 @@ class WhisperRecognizer:
         return [self._sot, self._tokenizer.token_to_id(f"<|{code}|>"), self._transcribe_token, self._no_timestamps]
 
     def _encode(self, audio: Audio) -> tuple[Any, int]:
+        """The audio through the encoder, over a window just longer than it (see the module docstring).
+
+        The encoder takes at most 30 s (3000 mel frames). Anything longer is chatter, not one clue or
+        guess, and the player's answer comes at its end ("... no, wait: the oyster"), so only the last
+        30 s less the trailing margin are heard."""
         import ctranslate2
 
+        audio = audio[-(self._model.feature_extractor.nb_max_frames - MARGIN_FRAMES) * 160 :]
         frames = max(MIN_FRAMES, -(-len(audio) // 160 // FRAME_STEP) * FRAME_STEP + MARGIN_FRAMES)
         padded = np.zeros(frames * 160, dtype=np.float32)
         padded[: min(len(audio), len(padded))] = audio[: len(padded)]
@@ -175,31 +317,56 @@ class WhisperRecognizer:
             row = transcript.rows[lead] if lead < len(transcript.rows) else None
             prefixes.append((transcript.tokens[:lead], row))
         shortlist = self._shortlist(cards, [row for _, row in prefixes])
-        if context.answering:
-            shortlist += ANSWERS.get(context.lang.family, ())
-        candidates = [self._card_tokens(card) for card in shortlist]
-        pairs = [(sot + lead_tokens, tokens) for lead_tokens, _ in prefixes for tokens in candidates]
+        extras = ANSWERS.get(context.lang.family, ()) if context.answering else PASSING.get(context.lang.family, ())
+        shortlist += tuple(extra for extra in extras if extra not in shortlist)
+        # Whisper writes a lone word capitalized ("Televisão"), and lowercase after a lead-in
+        pairs = [
+            (sot + lead_tokens, self._card_tokens(card, capital=not lead_tokens))
+            for lead_tokens, _ in prefixes
+            for card in shortlist
+        ]
         forced = self._score(encoded, pairs)
-        scores = [max(forced[index :: len(candidates)]) for index in range(len(candidates))]
+        scores = [max(forced[index :: len(shortlist)]) for index in range(len(shortlist))]
         self.last_raw = dict(zip(shortlist, scores, strict=True))
         prior = self._prior(context.lang, frames, sot, shortlist)
         adjusted = [score - PRIOR_WEIGHT * base for score, base in zip(scores, prior, strict=True)]
+        self.last_adjusted = dict(zip(shortlist, adjusted, strict=True))
+        if not context.answering:
+            # a command must beat the best card clearly: short words are likelier transcripts per se
+            best_card = max(
+                (value for name, value in zip(shortlist, adjusted, strict=True) if name in cards), default=-math.inf
+            )
+            keep = [
+                name in cards or value > best_card + COMMAND_MARGIN
+                for name, value in zip(shortlist, adjusted, strict=True)
+            ]
+            shortlist = tuple(name for name, kept in zip(shortlist, keep, strict=True) if kept)
+            adjusted = [value for value, kept in zip(adjusted, keep, strict=True) if kept]
         top = max(adjusted)
         weights = [math.exp(value - top) for value in adjusted]
         total = sum(weights)
         return sorted(zip(shortlist, (w / total for w in weights), strict=True), key=lambda item: -item[1])
 
     def _shortlist(self, cards: tuple[str, ...], rows: list[np.ndarray | None]) -> tuple[str, ...]:
-        usable = [row - _logsumexp(row) for row in rows if row is not None and row.size == self._vocab]
-        if len(cards) <= SHORTLIST or not usable:
+        """The cards whose first token is likeliest at the start (capitalized) or after the lead-in."""
+        if len(cards) <= SHORTLIST:
             return cards
-        first = [self._card_tokens(card)[0] for card in cards]
-        best = [max(float(row[token]) for row in usable) for token in first]
+        best = [-math.inf] * len(cards)
+        for position, row in enumerate(rows):
+            if row is None or row.size != self._vocab:
+                continue
+            logprobs = row - _logsumexp(row)
+            for index, card in enumerate(cards):
+                token = self._card_tokens(card, capital=position == 0)[0]
+                best[index] = max(best[index], float(logprobs[token]))
         order = sorted(range(len(cards)), key=lambda index: -best[index])
         return tuple(cards[index] for index in order[:SHORTLIST])
 
-    def _card_tokens(self, card: str) -> list[int]:
-        return [*list(_tokens(self._tokenizer, card)), self._period]
+    def _card_tokens(self, card: str, *, capital: bool = True) -> list[int]:
+        text = card.lower()
+        if capital:
+            text = text[:1].upper() + text[1:]
+        return [*_tokens(self._tokenizer, text), self._period]
 
     def _prior(self, lang: Lang, frames: int, sot: list[int], cards: tuple[str, ...]) -> list[float]:
         """Each card's score against silence of the same length: how much the decoder likes it anyway.
@@ -249,6 +416,27 @@ class WhisperRecognizer:
         return totals
 
 
+REQUIRED_FILES: Final = ("model.bin", "config.json", "tokenizer.json")
+VOCABULARIES: Final = ("vocabulary.txt", "vocabulary.json", "shared_vocabulary.txt", "shared_vocabulary.json")
+"""A CTranslate2 Whisper model as faster-whisper reads it, with any of CTranslate2's vocabulary names.
+Without tokenizer.json faster-whisper fetches one from huggingface.co: the host is offline."""
+
+
+def _check_model_files(model_dir: Path) -> None:
+    """Before loading: a missing file is named, instead of a download attempt or a CTranslate2 error."""
+    if not model_dir.is_dir():
+        raise _broken_model(model_dir, "is missing (no such folder)")
+    missing = [name for name in REQUIRED_FILES if not (model_dir / name).is_file()]
+    if not any((model_dir / name).is_file() for name in VOCABULARIES):
+        missing.append(VOCABULARIES[0])
+    if missing:
+        raise _broken_model(model_dir, f"is missing {', '.join(missing)}")
+
+
+def _broken_model(model_dir: Path, problem: str) -> ModelError:
+    return ModelError(f"The whisper model in {model_dir} {problem}. {reinstall_advice(model_dir, 'whisper')}")
+
+
 @dataclass(frozen=True)
 class Transcript:
     text: str
@@ -277,18 +465,40 @@ def _bare(word: str) -> str:
     return "".join(ch for ch in word.lower() if ch.isalnum())
 
 
-def _last_word_start(tokenizer: Any, tokens: list[int]) -> int:
-    """Index of the token that starts the transcript's last word (0 when there is one word)."""
-    for index in range(len(tokens) - 1, 0, -1):
+def _word_starts(tokenizer: Any, tokens: list[int]) -> list[int]:
+    """Indexes of the tokens that start a word of the transcript (the first token always does)."""
+    starts = [0] if tokens else []
+    for index in range(1, len(tokens)):
         piece = tokenizer.id_to_token(tokens[index]) or ""
         if piece.startswith("\u0120") and any(ch.isalnum() for ch in piece):
-            return index
-    return 0
+            starts.append(index)
+    return starts
+
+
+def _last_word_start(tokenizer: Any, tokens: list[int]) -> int:
+    """Index of the token that starts the transcript's last word (0 when there is one word)."""
+    starts = _word_starts(tokenizer, tokens)
+    return starts[-1] if starts else 0
+
+
+def _mean_logprob(transcript: Transcript, end: int) -> float:
+    """The average log-probability of the transcript's first `end` tokens, from its own rows."""
+    total = 0.0
+    for token, row in zip(transcript.tokens[:end], transcript.rows, strict=False):
+        total += float(row[token] - _logsumexp(row))
+    return total / max(1, min(end, len(transcript.rows)))
+
+
+def _logaddexp(a: float, b: float) -> float:
+    if a == -math.inf:
+        return b
+    top = max(a, b)
+    return top + math.log(math.exp(a - top) + math.exp(b - top))
 
 
 @lru_cache(maxsize=4096)
-def _tokens(tokenizer: Any, card: str) -> tuple[int, ...]:
-    return tuple(tokenizer.encode(" " + card.lower(), add_special_tokens=False).ids)
+def _tokens(tokenizer: Any, text: str) -> tuple[int, ...]:
+    return tuple(tokenizer.encode(" " + text, add_special_tokens=False).ids)
 
 
 def _logsumexp(row: np.ndarray) -> float:
