@@ -20,8 +20,8 @@ from typing import Any, TextIO
 
 from bench import latency, recognition, resources
 from bench.corpus import Condition, Speech, Utterance, corpus, default_cache, korean_corpus
-from bench.recognition import Results, model_dir, progress
-from bench.report import goal_met, header, load_average, percentile, table
+from bench.recognition import HOST, Results, model_dir, progress
+from bench.report import COMPARISONS, goal_met, header, load_average, percentile, table
 from engine.lang import Lang
 
 SECTIONS = ("recognition", "latency", "resources")
@@ -121,7 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     engines = _Engines(options)
     goals: list[list[object]] = []
     if "recognition" in options.sections:
-        out.write(_recognition(options, engines, speech, utterances))
+        text, rows = _recognition(options, engines, speech, utterances)
+        out.write(text)
+        goals += rows
     if "latency" in options.sections:
         text, rows = _latency(options, engines, speech, utterances)
         out.write(text)
@@ -187,7 +189,7 @@ class _Engines:
 
 def _recognition(
     options: argparse.Namespace, engines: _Engines, speech: Speech, utterances: Callable[[Lang], list[Utterance]]
-) -> str:
+) -> tuple[str, list[list[object]]]:
     results = Results()
     wrong_as_text = recognition.text_check(options.langs, utterances)
     if wrong_as_text:
@@ -227,7 +229,47 @@ def _recognition(
         "sets it); clues in the clue phase, everything else in the guessing phase, every card "
         "visible."
     )
-    return recognition.tables(results)
+    return recognition.tables(results), _recognition_goals(options, results)
+
+
+def _recognition_goals(options: argparse.Namespace, results: Results) -> list[list[object]]:
+    """Right intent on clean speech and at 10 dB SNR (when that condition ran), and no wrong reveals:
+    the host path, every language together; '–' when the host path could not run."""
+    if "whisper" not in options.engines:
+        return []
+    goals: list[list[object]] = []
+    for condition, goal in (
+        (Condition(None), recognition.RIGHT_CLEAN_GOAL),
+        (Condition(recognition.NOISY_SNR_DB), recognition.RIGHT_NOISY_GOAL),
+    ):
+        if condition not in options.conditions:
+            continue
+        tally = recognition.total(results, HOST, condition.name)
+        right = tally.count(*recognition.RIGHT_INTENT)
+        goals.append(
+            _goal_row(
+                f"right intent, {'clean speech' if condition.snr_db is None else condition.name}, "
+                "whisper base host path, every language",
+                100 * right / tally.n if tally.n else None,
+                goal,
+                "%",
+                ">=",
+                f"{100 * right / tally.n if tally.n else 0:.1f} % ({right} of {tally.n})",
+            )
+        )
+    tally = recognition.total(results, HOST)
+    reveals = tally.outcomes[recognition.Outcome.WRONG_REVEAL]
+    goals.append(
+        _goal_row(
+            "wrong reveals, whisper base host path, every condition",
+            reveals if tally.n else None,
+            recognition.WRONG_REVEALS_GOAL,
+            "",
+            "=",
+            f"{reveals} (of {tally.n} utterances)",
+        )
+    )
+    return goals
 
 
 def _latency(
@@ -280,12 +322,15 @@ def _p95(values: list[float]) -> float | None:
     return percentile(values, 95)
 
 
-def _goal_row(what: str, measured: float | None, limit: float, unit: str) -> list[object]:
+def _goal_row(
+    what: str, measured: float | None, limit: float, unit: str, compare: str = "<=", shown: str | None = None
+) -> list[object]:
+    """goal, target, measured (as `shown` when given) and goal met?; `compare` is <=, >= or =."""
     return [
         what,
-        f"≤ {limit:g} {unit}",
-        "–" if measured is None else f"{measured:.0f} {unit}",
-        goal_met(measured, limit),
+        f"{COMPARISONS[compare]} {limit:g} {unit}".rstrip(),
+        "–" if measured is None else shown or f"{measured:.0f} {unit}".rstrip(),
+        goal_met(measured, limit, compare),
     ]
 
 

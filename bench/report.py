@@ -8,6 +8,7 @@ import platform
 import subprocess
 from collections.abc import Sequence
 from importlib import metadata
+from typing import Final
 
 import numpy as np
 
@@ -51,11 +52,18 @@ def ms(value: float | None) -> int | None:
     return None if value is None else round(value)
 
 
-def goal_met(value: float | None, limit: float) -> str:
-    """'yes' or 'no' for value <= limit; '–' when nothing was measured."""
+COMPARISONS: Final = {"<=": "≤", ">=": "≥", "=": "="}
+"""How a goal compares the measured value with its target, and the sign printed for it."""
+
+
+def goal_met(value: float | None, limit: float, compare: str = "<=") -> str:
+    """'yes' or '**no**' for value <= limit (or >= or = it, by `compare`); '–' when nothing was measured."""
     if value is None:
         return "–"
-    return "yes" if value <= limit else "**no**"
+    if compare not in COMPARISONS:
+        raise ValueError(f"unknown comparison {compare!r}: choose from {', '.join(COMPARISONS)}")
+    met = value <= limit if compare == "<=" else value >= limit if compare == ">=" else value == limit
+    return "yes" if met else "**no**"
 
 
 def cpu_model() -> str:
