@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 ARGS ?=
 
-.PHONY: setup models browser play test lint bench screenshots clean
+.PHONY: setup models browser play test lint bench bench-quick soak screenshots clean
 
 setup: $(VENV)/.installed
 
@@ -36,6 +36,17 @@ tests/browser/node_modules/.installed: tests/browser/package-lock.json
 
 test: lint models browser
 	$(BIN)/python -m pytest
+
+# Speed, accuracy and memory, printed as tables (bench/README.md): about an hour on 2 cores; CI runs the quick one.
+bench: models
+	$(BIN)/python -m bench --out bench-results.md
+
+bench-quick: models
+	$(BIN)/python -m bench --quick
+
+# 1000 scripted games in one process, RSS sampled every 50 (the tests run 60)
+soak: setup
+	$(BIN)/python bench/soak.py
 
 screenshots: setup
 	$(BIN)/python -m voicehost.display.screenshots docs/screenshots
