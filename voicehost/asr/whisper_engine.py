@@ -254,12 +254,12 @@ class WhisperRecognizer:
             encoded,
             [prompt],
             beam_size=1,
-            max_length=len(prompt) + 1,
+            max_length=2 * (len(prompt) - 3) + 1,  # as in _score: enough for a row after the prompt's last token
             return_logits_vocab=True,
             suppress_blank=False,
             suppress_tokens=[],
         )[0]
-        return np.asarray(result.logits[0], dtype=np.float32).reshape(-1, self._vocab)
+        return np.asarray(result.logits[0], dtype=np.float32).reshape(-1, self._vocab)[: len(prompt) - 3]
 
     # ---- pieces ----------------------------------------------------------------------------
 
@@ -319,14 +319,12 @@ class WhisperRecognizer:
         shortlist = self._shortlist(cards, [row for _, row in prefixes])
         extras = ANSWERS.get(context.lang.family, ()) if context.answering else PASSING.get(context.lang.family, ())
         shortlist += tuple(extra for extra in extras if extra not in shortlist)
-        # Whisper writes a lone word capitalized ("Televisão"), and lowercase after a lead-in
-        pairs = [
-            (sot + lead_tokens, self._card_tokens(card, capital=not lead_tokens))
-            for lead_tokens, _ in prefixes
-            for card in shortlist
-        ]
-        forced = self._score(encoded, pairs)
-        scores = [max(forced[index :: len(shortlist)]) for index in range(len(shortlist))]
+        # Whisper writes a lone word capitalized ("Televisão"), and lowercase after a lead-in. One call
+        # per prefix: a call pads every prompt to its longest, and the lone cards are short.
+        scores = [-math.inf] * len(shortlist)
+        for lead_tokens, _ in prefixes:
+            pairs = [(sot + lead_tokens, self._card_tokens(card, capital=not lead_tokens)) for card in shortlist]
+            scores = [max(a, b) for a, b in zip(scores, self._score(encoded, pairs), strict=True)]
         self.last_raw = dict(zip(shortlist, scores, strict=True))
         prior = self._prior(context.lang, frames, sot, shortlist)
         adjusted = [score - PRIOR_WEIGHT * base for score, base in zip(scores, prior, strict=True)]
