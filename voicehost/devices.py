@@ -14,7 +14,15 @@ from typing import IO, Any
 
 from engine.lang import Lang
 from voicehost.asr import Audio
-from voicehost.audio_io import AudioError, Microphone, MicrophoneLost, NoMicrophone, file_chunks, open_microphone
+from voicehost.audio_io import (
+    NO_MICROPHONE_ADVICE,
+    AudioError,
+    Microphone,
+    MicrophoneLost,
+    NoMicrophone,
+    file_chunks,
+    open_microphone,
+)
 from voicehost.models import Manifest, ModelError, installed_path, require
 from voicehost.mouth import FileMouth, SpeakerMouth, SpeechError, Synthesizer
 
@@ -60,8 +68,8 @@ def microphone_chunks(
     """Live audio from the default microphone, surviving its loss; DeviceError when there is none."""
     try:
         microphone = open_microphone()
-    except NoMicrophone as exc:
-        raise DeviceError(f"{exc} {advice}".strip()) from None
+    except NoMicrophone as exc:  # what went wrong, then what to do in the game's language, once
+        raise DeviceError(f"{str(exc).replace(NO_MICROPHONE_ADVICE, '').strip()} {advice}".strip()) from None
     return microphone.resilient_chunks(on_lost, on_back), microphone
 
 
