@@ -1,7 +1,7 @@
 """vosk (Kaldi) as a small, streaming recognizer: a closed grammar while guessing, free words for clues.
 
 vosk does its own end-of-speech detection, so it is the engine for a live microphone on small
-machines. Five facts about it (vosk 0.3.45, read in its recognizer.cc and measured here) shape
+machines. Six facts about it (vosk 0.3.45, read in its recognizer.cc and measured here) shape
 this adapter:
 
 - A grammar is a JSON array of phrases, parsed by vosk's own JSON reader, which does not decode
@@ -20,18 +20,33 @@ this adapter:
   word posterior near 1.0, because the posterior only compares the grammar's phrases with each
   other. So the audio under the words is checked for a voice (`speech_evidence`), and words heard
   over noise keep at most `NOT_SPEECH_CONFIDENCE`, which makes the host ask back instead of acting.
+- Its own endpointer waits for the trailing silence the model's conf/model.conf asks (0.5 s after a
+  complete phrase, 1.0 s otherwise), on a decoder that advances in blocks of about 0.24 s: results
+  came 0.8-1.1 s after the speech ended, and vosk 0.3.45's Python API cannot shorten that (no
+  SetEndpointerDelays). So while guessing, `listen` ends an utterance itself once the audio has been
+  quiet for ENDPOINT_SILENCE_MS, quiet meaning near the noise floor compared with the utterance's own
+  speech level (`_quiet_after_speech`); FinalResult then decodes everything fed, the lagging block
+  included.
+  A cut that may be early (no confident, single, complete phrase yet: "passo" of "passo a vez", a
+  lead-in heard as other words or cards, half a word cut at a long stop closure) is held: if the
+  player goes on within CONTINUATION_SILENCE_MS, the utterance is decoded again from its start, as
+  one; speech that soon after a result that went out is kept doubtful. With too little contrast
+  between speech and noise, and for free words (a clue's word and its number are often apart),
+  vosk's endpointer decides as before.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
+import math
 import re
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from functools import cache
+from dataclasses import dataclass, field, replace
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any, Final
 
@@ -96,6 +111,66 @@ NOT_SPEECH_CONFIDENCE: Final = 0.3
 back ("did you say ...?") instead of acting; kept above 0 because a voice in odd noise may fail the
 check, and then the player only has to say yes."""
 
+LEVEL_FRAME_S: Final = 0.01
+"""The endpointer follows the stream's loudness in 10 ms frames (dB of the mean power)."""
+ENDPOINT_SILENCE_MS: Final = 120
+"""Quiet after the speech that ends an utterance while guessing (vosk's own rules wait 500 ms or more).
+
+Tuned on `python -m bench --sections latency --engines vosk`, whose 0.1 s chunks close an utterance
+this much to 100 ms more after its speech, against the goal of p95 end of speech -> result <= 250 ms:
+100 ms gave p95 282 ms there (one cut held, at a lower confidence), 120 ms 224-228 ms, 150 ms 261 ms.
+And on the quiet inside words: espeak-ng's stop closures last 30-50 ms in ko, pt-br and en, but
+110-120 ms in Italian double consonants ("gatto", "letto"), and real speakers hold them longer; with
+120-300 ms of quiet put inside the ko nouns, the results are the same as with vosk's endpointer
+(23, 21 and 17 right of 32, against 23, 21 and 19; 3, 2 and 4 wrong cards at a confidence the host
+acts on, the same as vosk's): a half word is either held (EARLY_MIN_CONFIDENCE, `Grammar.ends_one_guess`)
+or its rest comes out doubtful (`_Listening._end`)."""
+CONTINUATION_SILENCE_MS: Final = 500
+"""How long a held cut waits for the player to go on, from the end of the speech: vosk's own rule
+after a complete phrase (rule2 of the models' conf/model.conf), so a pause that vosk kept inside one
+utterance still is. An early result followed by speech within it makes that speech doubtful."""
+RESUME_MS: Final = 30
+"""Loud audio in a row that counts as the player going on after a cut: more than a click."""
+MIN_SPEECH_MS: Final = 50
+"""Loud audio an utterance needs before quiet can end it."""
+QUIET_FRACTION: Final = 0.2
+"""A frame is quiet below the noise floor plus this share of the floor-to-speech distance in dB (and
+QUIET_MARGIN_DB at least).
+
+Measured on the ko nouns of tests/test_vosk_engine.py in bench/corpus.py's white noise: their loudest
+50 ms are 44-49 dB above the hiss when clean (the line: 9 dB above it, where espeak-ng's last frames
+are 11-37 dB above), 24-28 dB above the noise at 20 dB SNR (the line: 5 dB). A larger share would
+take more of a word's fading end, or a weak final consonant, for quiet."""
+QUIET_MARGIN_DB: Final = 3.0
+"""Quiet reaches at least this far above the floor: white noise's 10 ms frames scatter about 1 dB."""
+MIN_CONTRAST_DB: Final = 20.0
+"""With less speech above the noise floor, vosk's endpointer decides. At 10 dB SNR (14-18 dB here) a
+word's weak consonants sink into the noise: 지하철's aspirated affricate sits 1-4 dB above it for
+140 ms, so at 12 dB this cut 지하철 after its first syllables, and its rest came out as another card
+at confidence 1.0. At 20 dB SNR (24-28 dB) the ko nouns are cut early, all right at confidence 1.0."""
+FLOOR_PERCENTILE: Final = 10.0
+"""The noise floor: this percentile of the frame levels of the last FLOOR_WINDOW_S of the stream."""
+FLOOR_WINDOW_S: Final = 5.0
+"""Long enough to hold some quiet between utterances; when it holds none (5 s of talk), the floor
+comes out high, the contrast low, and vosk's endpointer decides."""
+SPEECH_SMOOTHING_FRAMES: Final = 5
+"""The utterance's speech level is its loudest median of this many frames (50 ms): a click is not speech."""
+EARLY_MIN_CONFIDENCE: Final = 0.95
+"""The word confidence (vosk's, after the speech check) an early cut needs to go to the host at once;
+with less, the cut is held.
+
+Measured on the early cuts of the ko nouns streamed clean and at 20 dB SNR (64): 63 right, all at
+1.0, and one wrong card at 0.57; on halves of them (the words cut by 120-300 ms of quiet), the wrong
+cards came out at 0.36-0.91 (0.89 and 0.91 with 0.8 here, which the host would have revealed)."""
+REPLAY_LEAD_S: Final = 1.0
+"""A held utterance is decoded again from up to this much before its first loud frame: FinalResult
+leaves vosk a new feature pipeline, which decodes better after some quiet (with 0.3 s, 14 of 32
+word halves came out right, with the utterance's 0.5 s 17, as with vosk's endpointer)."""
+MAX_REPLAY_S: Final = 10.0
+"""Longer utterances end by vosk's endpointer only (a held one would be decoded again at length)."""
+WARM_UP_SECONDS: Final = 0.5
+"""Faint hiss each recognizer decodes at load (`VoskRecognizer._warm_up`)."""
+
 
 @dataclass(frozen=True)
 class Grammar:
@@ -103,10 +178,35 @@ class Grammar:
 
     phrases: tuple[str, ...]
     unknown: tuple[str, ...] = ()
+    cards: tuple[str, ...] = ()  # the phrases that are cards
 
     def to_json(self) -> str:
         """vosk's grammar argument; raw UTF-8 because vosk's JSON reader ignores \\u escapes."""
         return json.dumps(list(self.phrases), ensure_ascii=False)
+
+    def ends_one_guess(self, words: Sequence[str]) -> bool:
+        """Whether these words can be a whole utterance: they end with a whole phrase that no longer
+        phrase goes on from, and name no card before it.
+
+        vosk turns a grammar into a word bigram model, so it decodes any run of the grammar's words:
+        "passo" alone where only "passo a vez" is a phrase, a lead-in as other cards. Words that could
+        still become a longer phrase ("não" of "não é isso") are not a whole utterance yet."""
+        whole, started, cards = self._parts
+        tails = [tuple(words[-n:]) for n in range(len(words), 0, -1)]  # longest first
+        if any(tail in started for tail in tails):
+            return False
+        last = next((tail for tail in tails if tail in whole), None)
+        if last is None:
+            return False
+        before = tuple(words[: len(words) - len(last)])
+        return not any(before[i : i + len(card)] == card for card in cards for i in range(len(before)))
+
+    @cached_property
+    def _parts(self) -> tuple[frozenset[tuple[str, ...]], frozenset[tuple[str, ...]], tuple[tuple[str, ...], ...]]:
+        """The phrases as word tuples, every shorter start of one of them, and the cards as word tuples."""
+        split = [tuple(phrase.split()) for phrase in self.phrases]
+        starts = frozenset(words[:n] for words in split for n in range(1, len(words)))
+        return frozenset(split), starts, tuple(tuple(card.split()) for card in self.cards)
 
 
 class _Tape:
@@ -159,6 +259,76 @@ class _Decoder:
         return bool(self.kaldi.AcceptWaveform(to_pcm16(samples)))
 
 
+def _frame_levels(audio: npt.NDArray[Any], frame: int) -> npt.NDArray[np.float64]:
+    """dB of the mean power of each whole frame."""
+    samples = np.asarray(audio, dtype=np.float64)
+    whole = len(samples) // frame * frame
+    power = np.mean(samples[:whole].reshape(-1, frame) ** 2, axis=1) if whole else np.zeros(0)
+    return np.asarray(10 * np.log10(power + 1e-12), dtype=np.float64)
+
+
+class _Levels:
+    """The loudness of the stream one `listen` hears, frame by frame (dB), numbered from its start."""
+
+    def __init__(self, sample_rate: int) -> None:
+        self.frame = max(1, round(LEVEL_FRAME_S * sample_rate))  # samples per frame
+        self.samples = 0  # samples heard so far
+        self._rest = np.zeros(0, dtype=np.float64)  # the start of the next frame
+        self._kept = max(int(FLOOR_WINDOW_S / LEVEL_FRAME_S), int((MAX_REPLAY_S + 1) / LEVEL_FRAME_S))
+        self._levels: deque[float] = deque(maxlen=self._kept)
+
+    @property
+    def frames(self) -> int:
+        """Whole frames heard so far."""
+        return self.samples // self.frame
+
+    def add(self, audio: Audio) -> None:
+        samples = np.concatenate([self._rest, np.asarray(audio, dtype=np.float64)])
+        whole = len(samples) // self.frame * self.frame
+        self._levels.extend(_frame_levels(samples[:whole], self.frame).tolist())
+        self._rest = samples[whole:]
+        self.samples += len(audio)
+
+    def between(self, first: int, last: int) -> npt.NDArray[np.float64]:
+        """The levels of frames first to last (not included), as far as they are still kept."""
+        oldest = self.frames - len(self._levels)
+        first, last = max(first, oldest), min(last, self.frames)
+        if last <= first:
+            return np.zeros(0)
+        kept = itertools.islice(self._levels, first - oldest, last - oldest)
+        return np.fromiter(kept, dtype=np.float64, count=last - first)
+
+    def floor(self, last: int) -> float:
+        """The noise floor before frame `last`: a low percentile of the recent levels."""
+        recent = self.between(last - int(FLOOR_WINDOW_S / LEVEL_FRAME_S), last)
+        return float(np.percentile(recent, FLOOR_PERCENTILE)) if len(recent) else 0.0
+
+
+def _quiet_after_speech(levels: npt.NDArray[np.float64], floor_db: float, since: int) -> tuple[int, int, float] | None:
+    """In an utterance's frame levels, the first place from frame `since` on where ENDPOINT_SILENCE_MS of
+    quiet follows its speech: (the frame where that quiet is complete, the frame after the speech's
+    last loud one, the level under which a frame is quiet). None when there is none yet, or when it
+    cannot be told: too little speech, or speech too close to the noise floor (`MIN_CONTRAST_DB`)."""
+    if len(levels) < SPEECH_SMOOTHING_FRAMES:
+        return None
+    windows = np.lib.stride_tricks.sliding_window_view(levels, SPEECH_SMOOTHING_FRAMES)
+    contrast = float(np.median(windows, axis=1).max()) - floor_db
+    if contrast < MIN_CONTRAST_DB:
+        return None
+    quiet_below = floor_db + max(QUIET_MARGIN_DB, QUIET_FRACTION * contrast)
+    loud = np.flatnonzero(levels >= quiet_below).tolist()
+    silence = round(ENDPOINT_SILENCE_MS / 1000 / LEVEL_FRAME_S)
+    for index in range(max(0, math.ceil(MIN_SPEECH_MS / 1000 / LEVEL_FRAME_S) - 1), len(loud)):
+        speech_end = loud[index] + 1
+        cut = speech_end + silence
+        if index + 1 < len(loud):  # the speech went on after this gap
+            if loud[index + 1] >= cut >= since:
+                return cut, speech_end, quiet_below
+        elif cut <= len(levels):  # the quiet at the end: when it was complete before, cut now
+            return max(cut, since), speech_end, quiet_below
+    return None
+
+
 class VoskRecognizer:
     """`Recognizer` and `StreamingRecognizer` over one vosk model. Not thread-safe: one listener at a time."""
 
@@ -191,6 +361,7 @@ class VoskRecognizer:
         try:
             self._free = self._new_decoder(None)
             self._closed = self._new_decoder(self._closed_holds) if self.supports_grammar else None
+            self._warm_up()
         except Exception as exc:  # vosk raises a bare Exception("Failed to create a recognizer")
             raise ModelError(
                 f"the vosk model in {model_dir} loads but cannot recognize speech ({exc}): a file in it is "
@@ -209,35 +380,31 @@ class VoskRecognizer:
         return heard or Heard("", 0.0, _ms(started))
 
     def listen(self, chunks: Iterable[Audio], context: ContextSource) -> Iterator[Heard]:
-        """Yields a Heard each time vosk's endpointer closes an utterance that had words in it.
+        """Yields a Heard each time an utterance that had words in it ends.
 
         The context is read again before every chunk until the decoder has heard a word of the
         new utterance: the phase often changes while the microphone hears only silence (the host
         was speaking), and that silence already belongs to vosk's next utterance. Once a word is
-        heard, the utterance keeps its grammar to its end. Keep the context source cheap."""
-        current = context()
-        decoder = self._recognizer_for(current)
-        spent_ms = 0.0  # time spent inside vosk on this utterance's audio: its decode cost
+        heard, the utterance keeps its grammar to its end. Keep the context source cheap.
+
+        While guessing, an utterance ends ENDPOINT_SILENCE_MS after its speech: at once when it holds
+        a confident, complete phrase, otherwise once CONTINUATION_SILENCE_MS have passed without the
+        player going on (see the module's docstring). Otherwise vosk's endpointer ends it. The results
+        this endpointer ends carry start_s and end_s: where their speech lies in the stream, in seconds
+        from its start (vosk's endpointer leaves them to the caller)."""
+        listening = _Listening(self, context)
         for chunk in chunks:
-            if len(chunk) == 0:
-                continue
-            wanted = context()
-            if wanted != current and not _partial(decoder.kaldi):
-                current, decoder = wanted, self._recognizer_for(wanted)
-                spent_ms = 0.0
-            started = time.perf_counter()
-            ended = decoder.accept(chunk)
-            if not ended:
-                spent_ms += _ms(started)
-                continue
-            heard = self._heard(decoder.kaldi.Result(), decoder.tape, started, spent_ms)
-            spent_ms = 0.0
-            if heard is not None:
-                yield heard  # the next chunk starts a new utterance, and reads the context again
-        started = time.perf_counter()
-        heard = self._heard(decoder.kaldi.FinalResult(), decoder.tape, started, spent_ms)
-        if heard is not None:
-            yield heard
+            if len(chunk):
+                yield from listening.hear(chunk)
+        yield from listening.finish()
+
+    def _complete(self, result_json: str, heard: Heard | None, grammar: Grammar) -> bool:
+        """Whether an utterance cut early can go to the host at once: confidently heard, and a whole
+        utterance by `Grammar.ends_one_guess` (an unknown word at its end is not)."""
+        words = str(json.loads(result_json).get("text", "")).split()
+        if heard is None or not words or self._is_marker(words[-1]):
+            return False
+        return (heard.confidence or 0.0) >= EARLY_MIN_CONFIDENCE and grammar.ends_one_guess(words)
 
     # ---- grammar ---------------------------------------------------------------------------
 
@@ -257,22 +424,26 @@ class VoskRecognizer:
         if context not in self._grammars:
             kept: list[str] = []
             unknown: list[str] = []
-            for phrase in (*context.cards, *context.phrases):
+            cards: list[str] = []
+            for index, phrase in enumerate((*context.cards, *context.phrases)):
                 text = " ".join(phrase.lower().split())
                 if not text:
                     continue
                 spelled = self._spell(text)
                 if spelled is None:
                     unknown.append(text)
-                elif spelled not in kept:
+                    continue
+                if spelled not in kept:
                     kept.append(spelled)
+                if index < len(context.cards) and spelled not in cards:
+                    cards.append(spelled)
             if unknown:
                 logger.info("the vosk model cannot hear these words, they are left out: %s", ", ".join(unknown))
             if len(self._grammars) > 32:
                 self._grammars.pop(next(iter(self._grammars)))
             if kept and self.unknown_symbol:
                 kept.append(self.unknown_symbol)
-            self._grammars[context] = Grammar(tuple(kept), tuple(unknown))
+            self._grammars[context] = Grammar(tuple(kept), tuple(unknown), tuple(cards))
         grammar = self._grammars[context]
         return grammar if grammar.phrases else None
 
@@ -307,6 +478,23 @@ class VoskRecognizer:
             self._closed_holds = wanted
         self._closed_json = wanted
         return self._closed
+
+    def _warm_up(self) -> None:
+        """Each recognizer decodes WARM_UP_SECONDS of faint hiss, and is reset.
+
+        vosk's first decode builds what it builds once: the acoustic model's computation and the first
+        states of the decoding graph, which it composes as it goes. Without this, the first clue of a
+        game paid for it: its decode took 1.3-2.0 s on the ko model (2 busy cores), 0.7-1.1 s after
+        this, which adds about 0.6 s to the load; later clues take 0.2-0.5 s. Longer or speech-like
+        warm-up sounds (white noise, synthetic vowels, 1-2 s) did no better: the rest is the graph
+        along each new sentence's own words."""
+        count = round(WARM_UP_SECONDS * self.sample_rate)
+        hiss = (np.random.default_rng(0).standard_normal(count) * 1e-3).astype(np.float32)
+        for decoder in (self._free, self._closed):
+            if decoder is not None:
+                decoder.accept(hiss)
+                decoder.kaldi.FinalResult()
+                decoder.kaldi.Reset()
 
     def _new_decoder(self, grammar_json: str | None) -> _Decoder:
         """A KaldiRecognizer sharing the one Model, with per-word confidences and times."""
@@ -347,6 +535,195 @@ class VoskRecognizer:
     def _is_marker(self, word: str) -> bool:
         """Kaldi vocabularies mark non-words in brackets: [unk], <SPOKEN_NOISE>, and the Korean model's [1]."""
         return word == self.unknown_symbol or (len(word) > 2 and word[0] + word[-1] in ("[]", "<>"))
+
+
+@dataclass
+class _Utterance:
+    """The audio one utterance fed its decoder: decoded again when the player goes on after a held cut."""
+
+    start: int  # the stream's sample where it begins
+    audio: list[Audio] = field(default_factory=list)  # kept while it may be decoded again
+    samples: int = 0
+
+    def add(self, audio: Audio, keep: bool) -> None:
+        if keep:
+            self.audio.append(audio)
+        self.samples += len(audio)
+
+
+@dataclass
+class _Cut:
+    """Where an utterance was ended early, and what that was measured on."""
+
+    at: int  # the stream's sample where the decoder stopped
+    speech_end: int  # the frame after the speech's last loud frame
+    quiet_below: float  # dB: louder frames are speech
+    heard: Heard | None = None  # the result, while it waits (held)
+    tail: list[Audio] = field(default_factory=list)  # heard since the cut, while it waits
+
+
+class _Listening:
+    """One `VoskRecognizer.listen`: the utterance under way with its decoder and grammar, the stream's
+    loudness, and a cut that waits to see whether the player goes on."""
+
+    def __init__(self, recognizer: VoskRecognizer, context: ContextSource) -> None:
+        self.recognizer = recognizer
+        self.context = context
+        self.current = context()
+        self.decoder = recognizer._recognizer_for(self.current)
+        self.levels = _Levels(recognizer.sample_rate)
+        self.utterance = _Utterance(0)
+        self.spent_ms = 0.0  # time spent inside vosk on this utterance's audio: its decode cost
+        self.held: _Cut | None = None  # an early cut whose result waits
+        self.after: _Cut | None = None  # the last early cut whose result went out, while the player may go on
+        self.doubtful = False  # the utterance under way began where an early result's speech may go on
+
+    def hear(self, chunk: Audio) -> Iterator[Heard]:
+        audio = np.array(chunk, dtype=np.float32).reshape(-1)  # a copy: the caller may reuse its buffer
+        pieces = [(self.levels.samples, audio)]  # where in the stream, and the audio: what is left to do
+        self.levels.add(audio)
+        while pieces:
+            start, piece = pieces.pop()
+            rest = self._wait(start, piece) if self.held is not None else self._feed(start, piece)
+            for item in rest:
+                if isinstance(item, Heard):
+                    yield item  # the consumer may change the context before the rest of the chunk
+                else:
+                    pieces.append(item)
+
+    def finish(self) -> Iterator[Heard]:
+        """The end of the stream: what is held, or what the decoder has."""
+        if self.held is not None:
+            yield from self._end(self.held.heard)
+            return
+        started = time.perf_counter()
+        yield from self._end(
+            self.recognizer._heard(self.decoder.kaldi.FinalResult(), self.decoder.tape, started, self.spent_ms)
+        )
+
+    def _feed(self, start: int, piece: Audio) -> Iterator[Heard | tuple[int, Audio]]:
+        """Feed the decoder, up to where quiet ends the utterance early if it does."""
+        wanted = self.context()
+        if wanted != self.current and not _partial(self.decoder.kaldi):
+            self.current, self.decoder = wanted, self.recognizer._recognizer_for(wanted)
+            self.spent_ms, self.utterance = 0.0, _Utterance(start)
+        end = start + len(piece)
+        self._watch_after(end)
+        grammar = self.recognizer.grammar_for(self.current) if self.decoder is self.recognizer._closed else None
+        cut = self._end_of_speech(grammar, start, end)
+        fed = piece if cut is None else piece[: cut.at - start]
+        if len(fed) < len(piece):
+            yield (start + len(fed), piece[len(fed) :])  # the next utterance's
+        started = time.perf_counter()
+        ended = self.decoder.accept(fed) if len(fed) else False
+        self.utterance.add(fed, keep=cut is not None or self._may_cut(grammar, len(fed)))
+        if ended:  # vosk's own endpointer
+            heard = self.recognizer._heard(self.decoder.kaldi.Result(), self.decoder.tape, started, self.spent_ms)
+            self.spent_ms, self.utterance = 0.0, _Utterance(start + len(fed))
+            yield from self._end(heard)  # the next chunk starts a new utterance, and reads the context again
+            return
+        if cut is None or grammar is None:
+            self.spent_ms += _ms(started)
+            return
+        result = self.decoder.kaldi.FinalResult()  # decodes all that was fed (vosk lags), ends the utterance
+        cut.heard = self._placed(self.recognizer._heard(result, self.decoder.tape, started, self.spent_ms), cut)
+        if self.recognizer._complete(result, cut.heard, grammar):
+            self.spent_ms, self.utterance, self.after = 0.0, _Utterance(cut.at), cut
+            yield from self._end(cut.heard)
+        else:
+            self.held = cut
+            self.spent_ms += _ms(started)
+
+    def _wait(self, start: int, piece: Audio) -> Iterator[Heard | tuple[int, Audio]]:
+        """While a cut is held: nothing is fed until the player goes on or CONTINUATION_SILENCE_MS pass."""
+        held = self.held
+        assert held is not None
+        held.tail.append(piece)
+        end = start + len(piece)
+        until = held.speech_end + round(CONTINUATION_SILENCE_MS / 1000 / LEVEL_FRAME_S)
+        if self._went_on(held, end, until):
+            again = self._again(held)
+            self.held, self.utterance = None, _Utterance(end - len(again), [again], len(again))
+            started = time.perf_counter()
+            if self.decoder.accept(again):  # vosk's endpointer, on what was decoded again
+                heard = self.recognizer._heard(self.decoder.kaldi.Result(), self.decoder.tape, started, self.spent_ms)
+                self.spent_ms, self.utterance = 0.0, _Utterance(end)
+                yield from self._end(heard)
+            else:
+                self.spent_ms += _ms(started)
+        elif end // self.levels.frame >= until:
+            self.held, self.spent_ms, self.utterance = None, 0.0, _Utterance(held.at)
+            yield from self._end(held.heard)
+            yield (held.at, np.concatenate(held.tail))  # the quiet since the cut opens the next utterance
+
+    def _end(self, heard: Heard | None) -> Iterator[Heard]:
+        """The utterance under way ended with this result: yield it, doubtful when it may be the rest of
+        an early result's speech (a word cut at a long stop closure would otherwise give two cards)."""
+        doubtful, self.doubtful = self.doubtful, False
+        if heard is None:
+            return
+        if doubtful and heard.text:
+            heard = replace(heard, confidence=min(heard.confidence or 0.0, NOT_SPEECH_CONFIDENCE))
+        yield heard
+
+    def _watch_after(self, end: int) -> None:
+        """After an early result: the player going on within CONTINUATION_SILENCE_MS makes the next
+        utterance doubtful."""
+        after = self.after
+        if after is None:
+            return
+        until = after.speech_end + round(CONTINUATION_SILENCE_MS / 1000 / LEVEL_FRAME_S)
+        if self._went_on(after, end, until):
+            self.doubtful, self.after = True, None
+        elif end // self.levels.frame >= until:
+            self.after = None
+
+    def _went_on(self, cut: _Cut, end: int, until: int) -> bool:
+        """Whether RESUME_MS of loud frames in a row came after the cut, before frame `until`."""
+        frame = self.levels.frame
+        loud = self.levels.between(cut.at // frame, min(end // frame, until)) >= cut.quiet_below
+        run = longest = 0
+        for frame_is_loud in loud.tolist():
+            run = run + 1 if frame_is_loud else 0
+            longest = max(longest, run)
+        return longest * LEVEL_FRAME_S * 1000 >= RESUME_MS
+
+    def _end_of_speech(self, grammar: Grammar | None, start: int, end: int) -> _Cut | None:
+        """Where, in the stream's samples start to end, the utterance has had ENDPOINT_SILENCE_MS of
+        quiet after its speech; None when not yet, or when that cannot be told."""
+        if not self._may_cut(grammar, end - start):
+            return None
+        frame = self.levels.frame
+        first, last = self.utterance.start // frame, end // frame
+        found = _quiet_after_speech(self.levels.between(first, last), self.levels.floor(last), start // frame - first)
+        if found is None:
+            return None
+        at, speech_end, quiet_below = found
+        return _Cut(max((first + at) * frame, start), first + speech_end, quiet_below)
+
+    def _placed(self, heard: Heard | None, cut: _Cut) -> Heard | None:
+        """The result with where its speech lies in the stream (seconds from its start): from the
+        utterance's first loud frame to the end of its speech."""
+        if heard is None:
+            return None
+        frame, rate = self.levels.frame, self.recognizer.sample_rate
+        first = self.utterance.start // frame
+        loud = np.flatnonzero(self.levels.between(first, cut.speech_end) >= cut.quiet_below)
+        begin = first + int(loud[0]) if len(loud) else cut.speech_end
+        return replace(heard, start_s=begin * frame / rate, end_s=cut.speech_end * frame / rate)
+
+    def _may_cut(self, grammar: Grammar | None, more: int) -> bool:
+        """Whether this endpointer may end the utterance under way, with `more` samples in it."""
+        return grammar is not None and self.utterance.samples + more <= MAX_REPLAY_S * self.recognizer.sample_rate
+
+    def _again(self, held: _Cut) -> Audio:
+        """What to decode again when the player went on after a held cut: the utterance from
+        REPLAY_LEAD_S before its first loud frame, and all heard since the cut."""
+        audio = np.concatenate([*self.utterance.audio, *held.tail])
+        frame = self.levels.frame
+        loud = np.flatnonzero(_frame_levels(audio, frame) >= held.quiet_below)
+        skip = max(0, int(loud[0]) * frame - round(REPLAY_LEAD_S * self.recognizer.sample_rate)) if len(loud) else 0
+        return audio[skip:]
 
 
 def to_pcm16(audio: Audio) -> bytes:
