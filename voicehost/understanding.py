@@ -73,6 +73,7 @@ __all__ = [
     "Intent",
     "Phase",
     "Understanding",
+    "command_phrases",
     "listening_phrases",
     "match_card",
     "normalize",
@@ -874,6 +875,14 @@ def listening_phrases(lang: Lang) -> tuple[str, ...]:
     table = _resolved_table(lang.value)
     tables = [_subtable(table, "commands", lang.value), *_subtable(table, "phase_commands", lang.value).values()]
     phrases = [phrase.lower() for mapping in tables for listed in mapping.values() for phrase in listed]
+    return tuple(dict.fromkeys(phrases))
+
+
+def command_phrases(lang: Lang, command: Command) -> tuple[str, ...]:
+    """Every phrase of one command as written (accents kept): a recognizer may score them as candidates."""
+    table = _resolved_table(lang.value)
+    tables = [_subtable(table, "commands", lang.value), *_subtable(table, "phase_commands", lang.value).values()]
+    phrases = [phrase for mapping in tables for phrase in mapping.get(command.name, ())]
     return tuple(dict.fromkeys(phrases))
 
 

@@ -3,7 +3,7 @@ run window by window on a live stream, with a short silence to close an utteranc
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -26,6 +26,11 @@ PRE_ROLL_MS: Final = 160
 MIN_SPEECH_MS: Final = 150
 """Shorter bursts (a cough, a click) are not utterances."""
 MAX_UTTERANCE_S: Final = 12.0
+TALKING_SLICE_S: Final = 1.6
+"""While the host talks, the VAD hears its echo as one long utterance, so a player's "stop" over it
+would wait for the announcement's end: the stream is cut into slices this long instead..."""
+TALKING_OVERLAP_S: Final = 0.8
+"""...each starting this far back into the one before, so a word on a cut is whole in one of them."""
 
 
 class VadError(RuntimeError):
@@ -88,8 +93,12 @@ class Segmenter:
     def __init__(self, vad: SileroVad | None = None) -> None:
         self.vad = vad or SileroVad()
 
-    def utterances(self, chunks: Iterable[Audio]) -> Iterator[Utterance]:
+    def utterances(self, chunks: Iterable[Audio], talking: Callable[[], bool] | None = None) -> Iterator[Utterance]:
+        """Utterances as they end; while `talking()` (the host's voice is in the room), overlapping
+        slices of TALKING_SLICE_S, so that what a player says over it is heard at once."""
         window_s = WINDOW / SAMPLE_RATE
+        slice_windows = round(TALKING_SLICE_S / window_s)
+        overlap_windows = round(TALKING_OVERLAP_S / window_s)
         end_windows = max(1, round(END_SILENCE_MS / 1000 / window_s))
         pre_windows = round(PRE_ROLL_MS / 1000 / window_s)
         min_windows = max(1, round(MIN_SPEECH_MS / 1000 / window_s))
@@ -120,7 +129,8 @@ class Segmenter:
                     silent = 0
                 else:
                     silent += 1
-                if silent >= end_windows or len(speech) >= max_windows:
+                sliced = talking is not None and len(speech) >= slice_windows and talking()
+                if silent >= end_windows or len(speech) >= max_windows or sliced:
                     if voiced >= min_windows:
                         yield Utterance(
                             np.concatenate(speech),
@@ -128,6 +138,10 @@ class Segmenter:
                             (position - silent) * window_s,
                             position * window_s,
                         )
+                    if sliced and silent < end_windows:  # still sounding: go on from inside this slice
+                        speech = speech[-overlap_windows:]
+                        start, voiced, silent = position - len(speech), 1, 0
+                        continue
                     speech, history, voiced, silent = [], [], 0, 0
         if speech and voiced >= min_windows:
             yield Utterance(np.concatenate(speech), start * window_s, position * window_s, position * window_s)

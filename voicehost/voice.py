@@ -7,20 +7,33 @@ are imported inside their adapters.
 
 from __future__ import annotations
 
+import math
 import sys
 import threading
+from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Final, Protocol
 
-from voicehost.asr import SAMPLE_RATE, Audio, ContextSource, Heard, Recognizer, StreamingRecognizer
+import numpy as np
+
+from voicehost.asr import SAMPLE_RATE, Audio, Context, ContextSource, Heard, Recognizer, StreamingRecognizer
 from voicehost.host import Host
 from voicehost.understanding import Command, Intent, understand
 from voicehost.understanding import Phase as Listening
 
 ECHO_TAIL_SECONDS: Final = 0.4
 """After the host stops speaking, what the microphone hears is still taken for its echo this long."""
+ECHO_MARGIN_DB: Final = 6.0
+"""A "stop" over the host's voice is taken when the microphone hears it this much louder than the echo
+(measured with a player across the table and the echo at -20 dB: the stop 17-20 dB above the echo's
+90th percentile, the echo's own loudest chunks within a few dB of it)."""
+ECHO_WINDOW_S: Final = 10.0
+ECHO_PERCENTILE: Final = 90.0
+MIN_ECHO_CHUNKS: Final = 5
+LEVEL_HISTORY: Final = 600
+"""Chunk levels kept while the host talks (a minute of 0.1 s chunks)."""
 ENGINES: Final = ("vosk", "whisper")
 VOSK_ENDPOINT_SECONDS: Final = 0.5
 SECONDS_PER_WORD: Final = 0.5
@@ -56,7 +69,7 @@ class SegmentedEars:
             from voicehost.vad import Segmenter
 
             self._segmenter = Segmenter()
-        for utterance in self._segmenter.utterances(chunks):
+        for utterance in self._segmenter.utterances(chunks, talking=lambda: context().over_host):
             heard = self.recognizer.recognize(utterance.audio, context())
             yield replace(heard, start_s=utterance.start_s, end_s=utterance.end_s)
 
@@ -79,6 +92,9 @@ class StreamingEars:
             end = position[0] / SAMPLE_RATE
             # vosk closes an utterance after its trailing silence; allow for the words said before it
             start = max(0.0, end - VOSK_ENDPOINT_SECONDS - SECONDS_PER_WORD * max(1, len(heard.text.split())))
+            if heard.start_s is not None and heard.end_s is not None:
+                yield heard  # the adapter ended the utterance itself and knows where it lies
+                continue
             yield replace(heard, start_s=start, end_s=end)
 
 
@@ -114,7 +130,9 @@ class EchoGate:
     mouth: Speaking | None
     tail_seconds: float = ECHO_TAIL_SECONDS
     _position: int = field(default=0, init=False)
-    _talk: list[list[float]] = field(default_factory=list, init=False)  # [start_s, end_s] spans
+    _talk: list[list[float]] = field(default_factory=list, init=False)  # [start_s, end_s, number] spans
+    _spans: int = field(default=0, init=False)
+    _levels: deque[tuple[float, float]] = field(default_factory=lambda: deque(maxlen=LEVEL_HISTORY), init=False)
 
     def watch(self, chunks: Iterable[Audio]) -> Iterator[Audio]:
         for chunk in chunks:
@@ -125,15 +143,48 @@ class EchoGate:
                 if self._talk and self._talk[-1][1] >= start - 1e-6:
                     self._talk[-1][1] = end
                 else:
-                    self._talk.append([start, end])
+                    self._spans += 1
+                    self._talk.append([start, end, self._spans])
                 del self._talk[:-16]
+                self._levels.append((start, _level_db(chunk)))
             yield chunk
+
+    def louder_than_echo(self, heard: Heard) -> bool:
+        """Whether the utterance rises clearly above the host's own voice as the microphone hears it.
+
+        The host's echo can sound like anything to a recognizer (its own "para", or a stop word
+        scored into its murmur), but a player cutting in over it is louder than the echo. The echo's
+        level is a high percentile of what the microphone heard while the host talked over the last
+        seconds (not the maximum: a player's earlier "stop" is in there too; and not only the last
+        moments, which may be the silence before the host's first sample). With less than half a
+        second of it to go by, the stop is not taken: a player who says it again is heard."""
+        if heard.start_s is None or heard.end_s is None:
+            return True
+        start, end = heard.start_s, heard.end_s
+        echo = [level for at, level in self._levels if start - ECHO_WINDOW_S <= at < start - 0.1 or at >= end]
+        during = [level for at, level in self._levels if start - 0.1 <= at < end]
+        if len(echo) < MIN_ECHO_CHUNKS or not during:
+            return False
+        return max(during) >= float(np.percentile(echo, ECHO_PERCENTILE)) + ECHO_MARGIN_DB
 
     def overlaps(self, heard: Heard) -> bool:
         """Whether the utterance was (partly) said while the host talked, or just after."""
+        return self.span_of(heard) is not None
+
+    def span_of(self, heard: Heard) -> int | None:
+        """The number of the last stretch of the host's talk the utterance overlaps, if any."""
         if heard.start_s is None or heard.end_s is None:
-            return False
-        return any(start < heard.end_s and heard.start_s < end + self.tail_seconds for start, end in self._talk)
+            return None
+        spans = [
+            int(n) for start, end, n in self._talk if start < heard.end_s and heard.start_s < end + self.tail_seconds
+        ]
+        return spans[-1] if spans else None
+
+    @property
+    def talking_span(self) -> int | None:
+        """The number of the stretch of talk going on now, if the host is talking."""
+        speaking = self.mouth is not None and self.mouth.speaking
+        return int(self._talk[-1][2]) if speaking and self._talk else None
 
 
 class VoiceLoop:
@@ -156,7 +207,7 @@ class VoiceLoop:
         self._stop = threading.Event()
 
     def run(self, chunks: Iterable[Audio]) -> None:
-        for heard in self.ears.utterances(self.gate.watch(chunks), self.host.listening_context):
+        for heard in self.ears.utterances(self.gate.watch(chunks), self._context):
             self.heard.append(heard)
             self._log(heard)
             if self.gate.overlaps(heard):
@@ -169,11 +220,23 @@ class VoiceLoop:
     def stop(self) -> None:
         self._stop.set()
 
+    def _context(self) -> Context:
+        """The host's listening context; while it talks, marked so: the ears then slice its echo
+        finely and the recognizer listens only for a player's "stop"."""
+        context = self.host.listening_context()
+        return replace(context, over_host=True) if self.mouth is not None and self.mouth.speaking else context
+
     def _while_talking(self, heard: Heard) -> None:
-        """Only "stop" counts while the host talks: anything else is most likely its own echo."""
+        """Only "stop" counts while the host talks: anything else is most likely its own echo. A stop
+        cuts the announcement it was said over, never a later one (overlapping slices of the same
+        stretch of talk hear it twice, the second time perhaps after the host has started again)."""
         lang = self.host.game.board.lang
         understood = understand(heard.text, phase=Listening.CLUE, cards=(), lang=lang)
-        if understood.intent is Intent.COMMAND and understood.command is Command.STOP_TALKING and self.mouth:
+        if understood.intent is not Intent.COMMAND or understood.command is not Command.STOP_TALKING:
+            return
+        span = self.gate.span_of(heard)
+        current = span is not None and span == self.gate.talking_span
+        if self.mouth is not None and current and self.gate.louder_than_echo(heard):
             self.mouth.stop()
 
     def _log(self, heard: Heard) -> None:
@@ -181,6 +244,12 @@ class VoiceLoop:
             return
         confidence = "-" if heard.confidence is None else f"{heard.confidence:.2f}"
         print(f"[heard] {heard.text!r} confidence {confidence}, {heard.decode_ms:.0f} ms", file=self.log, flush=True)
+
+
+def _level_db(chunk: Audio) -> float:
+    """A chunk's loudness in dB full scale (RMS)."""
+    power = float(np.mean(np.square(chunk, dtype=np.float64))) if len(chunk) else 0.0
+    return 10 * math.log10(max(power, 1e-12))
 
 
 def stderr_log(enabled: bool) -> IO[str] | None:

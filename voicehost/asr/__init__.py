@@ -30,6 +30,7 @@ class Context:
     cards: tuple[str, ...] = ()  # the visible cards, as printed
     phrases: tuple[str, ...] = ()  # command, yes/no and number phrases of the language, lowercase
     answering: bool = False  # the host asked a yes/no question: "yes" and "no" are candidates too
+    over_host: bool = False  # the host is talking: only a player's "stop" counts, the rest is its echo
 
 
 @dataclass(frozen=True)

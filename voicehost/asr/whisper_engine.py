@@ -26,7 +26,16 @@ import numpy as np
 from engine.lang import Lang
 from voicehost.asr import SAMPLE_RATE, Audio, Context, Heard
 from voicehost.models import ModelError, reinstall_advice
-from voicehost.understanding import Action, Command, Intent, match_card, normalize, spoken_numbers, understand
+from voicehost.understanding import (
+    Action,
+    Command,
+    Intent,
+    command_phrases,
+    match_card,
+    normalize,
+    spoken_numbers,
+    understand,
+)
 from voicehost.understanding import Phase as Listening
 
 FRAME_STEP: Final = 100
@@ -68,6 +77,9 @@ SHORTLIST: Final = 25
 """Cards forced through the decoder per prefix, chosen by their first token's likelihood."""
 MAX_LEAD_TOKENS: Final = 16
 MAX_PRIORS: Final = 4096
+STOP_GAP: Final = 2.0
+"""While the host talks, a stop phrase is taken when it explains the audio within this many nats of
+the free transcript: tighter than NONE_GAP, since the host's own echo is heard there all the time."""
 NUMBER_FLOOR: Final = 0.5
 """When the transcript has no number of its own, one of the scored numbers must have this share of
 the belief for the utterance to be taken for a clue at all ("ripeti" is not a clue for 7)."""
@@ -119,6 +131,8 @@ class WhisperRecognizer:
         text = collapse_repeats(transcript.text)
         self.last_transcript = (text, transcript.logprob)
         confidence = math.exp(transcript.logprob / (len(transcript.tokens) + 1)) if text else 0.0
+        if context.over_host:
+            return self._stop(encoded, sot, transcript, text, confidence, context.lang, started)
         if not context.guessing:
             return self._clue(encoded, sot, transcript, text, confidence, context.lang, started)
         if not (context.cards or context.answering):
@@ -207,6 +221,31 @@ class WhisperRecognizer:
         ranked = sorted(by_value.items(), key=lambda item: -item[1])[:3]
         alternatives = tuple((clue(v), math.exp(s - top) / total) for v, s in ranked)
         return Heard(clue(value), min(word_confidence, share), _ms(started), alternatives)
+
+    def _stop(
+        self,
+        encoded: Any,
+        sot: list[int],
+        transcript: Transcript,
+        text: str,
+        confidence: float,
+        lang: Lang,
+        started: float,
+    ) -> Heard:
+        """While the host talks only "stop" matters, and a lone short word is what Whisper hears worst
+        ("para" comes out "pátor"): the stop phrases are scored as transcripts, and one that explains
+        the audio about as well as the free transcript is taken. The host's own words do not."""
+        heard = understand(text, phase=Listening.CLUE, cards=(), lang=lang)
+        if heard.command is Command.STOP_TALKING:
+            return Heard(text, max(confidence, AGREEMENT_CONFIDENCE), _ms(started))
+        phrases = [phrase for phrase in command_phrases(lang, Command.STOP_TALKING) if len(phrase.split()) == 1]
+        if not phrases or not transcript.tokens:
+            return Heard(text, confidence, _ms(started))
+        scores = self._score(encoded, [(sot, self._card_tokens(phrase)) for phrase in phrases])
+        best = max(range(len(phrases)), key=scores.__getitem__)
+        if transcript.logprob - scores[best] <= STOP_GAP:
+            return Heard(phrases[best], AGREEMENT_CONFIDENCE, _ms(started))
+        return Heard(text, confidence, _ms(started))
 
     def _clue_word_end(self, transcript: Transcript, heard: Any, lang: Lang) -> int:
         """How many of the transcript's tokens make the clue word: up to the number when one was
