@@ -162,23 +162,17 @@ def event_lines(path: Path) -> int:
 def run_cli(args: list[str], stdin: str, workdir: Path) -> Run:
     workdir.mkdir(parents=True, exist_ok=True)
     save, events = workdir / "save.json", workdir / "events.jsonl"
-    done = subprocess.run(
-        play_command(args, save, events),
-        input=stdin,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        cwd=ROOT,
-        env=cli_env(),
-        timeout=TIMEOUT,
-    )
-    parsed, text = read_events(events)
-    return Run(done.returncode, done.stdout, done.stderr, parsed, text)
+    return _run(play_command(args, save, events), stdin, events)
 
 
 def resume_cli(save: Path, events: Path, stdin: str) -> Run:
+    return _run(resume_command(save, events), stdin, events)
+
+
+def _run(command: list[str], stdin: str, events: Path) -> Run:
+    """`play` in a subprocess, fed `stdin` to its end; what it printed and the events it logged."""
     done = subprocess.run(
-        resume_command(save, events),
+        command,
         input=stdin,
         capture_output=True,
         text=True,

@@ -21,7 +21,6 @@ The classic game runs by default; the others are marked ``slow`` (``pytest -m sl
 from __future__ import annotations
 
 import shutil
-import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import pairwise
@@ -30,13 +29,11 @@ from pathlib import Path
 import pytest
 
 from .scripting import (
-    ROOT,
     SCRIPTS,
     TIMEOUT,
     Run,
     Script,
     Step,
-    cli_env,
     kill_after,
     lines_text,
     parse_script,
@@ -170,15 +167,6 @@ def test_a_line_torn_by_the_crash_is_rewritten_whole(tmp_path: Path) -> None:
     events = tmp_path / "cut" / "events.jsonl"
     lines = first.events_text.splitlines(keepends=True)
     events.write_text("".join(lines[:-1]) + lines[-1][: len(lines[-1]) // 2], encoding="utf-8")
-    resumed = subprocess.run(
-        resume_command(tmp_path / "cut" / "save.json", events),
-        input=lines_text(script.feed[cut:]),
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        cwd=ROOT,
-        env=cli_env(),
-        timeout=TIMEOUT,
-    )
+    resumed = resume_cli(tmp_path / "cut" / "save.json", events, lines_text(script.feed[cut:]))
     assert resumed.returncode == 0, resumed.stderr
     assert events.read_text(encoding="utf-8") == whole.events_text

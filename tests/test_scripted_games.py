@@ -43,13 +43,10 @@ Parsing scripts and running the CLI live in ``tests/scripting.py``, shared with 
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import signal
 import subprocess
 import threading
-import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -66,10 +63,12 @@ from .scripting import (
     Script,
     board_of,
     cli_env,
-    event_lines,
+    kill_after,
+    lines_text,
     parse_script,
     play_command,
     read_events,
+    resume_cli,
     resume_command,
     run_cli,
 )
@@ -307,36 +306,11 @@ def kill_in_the_middle(script: Script, cut: int, workdir: Path) -> tuple[Path, P
     Returns the save, the events file and how many events were written before the kill.
     """
     # How many events those utterances make: the same lines, played to the end of input.
-    prefix = run_cli(script.args, "".join(line + "\n" for line in script.feed[:cut]), workdir / "prefix")
+    prefix = run_cli(script.args, lines_text(script.feed[:cut]), workdir / "prefix")
     assert prefix.returncode == 0, prefix.stderr
     expected = len(prefix.events)
     save, events = workdir / "save.json", workdir / "events.jsonl"
-    process = subprocess.Popen(
-        play_command(script.args, save, events),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        encoding="utf-8",
-        cwd=ROOT,
-        env=cli_env(),
-    )
-    try:
-        assert process.stdin is not None
-        process.stdin.write("".join(line + "\n" for line in script.feed[:cut]))
-        process.stdin.flush()  # stdin stays open: the host is waiting for more, as at a table
-        deadline = time.monotonic() + TIMEOUT
-        while event_lines(events) < expected:
-            assert process.poll() is None, "the host stopped before it was killed"
-            assert time.monotonic() < deadline, f"{events} never reached {expected} lines"
-            time.sleep(0.005)
-    finally:
-        os.kill(process.pid, signal.SIGKILL)
-        process.wait(timeout=10)
-        if process.stdin is not None:
-            with contextlib.suppress(OSError):  # the reader is dead: the pipe is broken
-                process.stdin.close()
-    assert process.returncode == -signal.SIGKILL
+    kill_after(play_command(script.args, save, events), lines_text(script.feed[:cut]), events, expected)
     return save, events, expected
 
 
@@ -362,19 +336,9 @@ def test_kill_9_then_resume_gives_the_same_log(name: str, cut: int, runner: Runn
     assert 1 < written < len(whole.events), "cut the game in its middle"
     assert before == whole.events[: len(before)]
 
-    rest = "".join(line + "\n" for line in script.feed[cut:])
-    resumed = subprocess.run(
-        resume_command(save, events),
-        input=rest,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        cwd=ROOT,
-        env=cli_env(),
-        timeout=TIMEOUT,
-    )
+    resumed = resume_cli(save, events, lines_text(script.feed[cut:]))
     assert resumed.returncode == 0, resumed.stderr
-    after, text = read_events(events)
+    after, text = resumed.events, resumed.events_text
     assert [e["seq"] for e in after] == list(range(1, len(after) + 1)), "seq must go on, without gaps or repeats"
     assert after == whole.events
     assert text == whole.events_text
