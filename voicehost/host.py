@@ -24,7 +24,7 @@ from engine.game import Phase
 from engine.legality import ClueRuling, Verdict
 from engine.model import Side
 from voicehost.announcer import Announcer
-from voicehost.asr import Context
+from voicehost.asr import Context, deck_fillers
 from voicehost.prompts import Prompts
 from voicehost.timer import SandTimer
 from voicehost.understanding import Action, Command, Intent, Understanding, listening_phrases, understand
@@ -212,7 +212,9 @@ class Host:
             if answering:
                 cards = self._candidates if self.state is State.CONFIRM_GUESS else ()
             guessing = answering or (self.state is State.PLAYING and not game.over and phase in GUESSING_PHASES)
-            return Context(game.board.lang, guessing, tuple(cards), listening_phrases(game.board.lang), answering)
+            lang = game.board.lang
+            fillers = deck_fillers(lang) if guessing else ()  # speech that names no card goes there (vosk)
+            return Context(lang, guessing, tuple(cards), listening_phrases(lang), answering, fillers=fillers)
 
     def _hear(self, text: str, confidence: float | None) -> None:
         game = self.game

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Final, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
+from engine.decks import picture_names, words
 from engine.lang import Lang
 
 SAMPLE_RATE: Final = 16000
@@ -31,6 +33,19 @@ class Context:
     phrases: tuple[str, ...] = ()  # command, yes/no and number phrases of the language, lowercase
     answering: bool = False  # the host asked a yes/no question: "yes" and "no" are candidates too
     over_host: bool = False  # the host is talking: only a player's "stop" counts, the rest is its echo
+    fillers: tuple[str, ...] = ()  # other words of the language (`deck_fillers`): where speech naming no card goes
+
+
+@cache
+def deck_fillers(lang: Lang) -> tuple[str, ...]:
+    """The fillers of a language (`Context.fillers`): every word and picture name of its decks, as printed.
+
+    A closed grammar (vosk) holds them beside the cards as a filler model, so that speech naming no
+    card has somewhere else to go than the card nearest in sound. One tuple per language, so a context
+    compares and hashes fast. The cards of the board are among them: the recognizer leaves out every
+    filler that is, or shares a word with, a card or phrase it listens for, and keeps the others, such
+    as the cards already turned: said again, they are no guess."""
+    return tuple(dict.fromkeys((*words(lang), *picture_names(lang))))
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """vosk (Kaldi) as a small, streaming recognizer: a closed grammar while guessing, free words for clues.
 
 vosk does its own end-of-speech detection, so it is the engine for a live microphone on small
-machines. Six facts about it (vosk 0.3.45, read in its recognizer.cc and measured here) shape
+machines. Seven facts about it (vosk 0.3.45, read in its recognizer.cc and measured here) shape
 this adapter:
 
 - A grammar is a JSON array of phrases, parsed by vosk's own JSON reader, which does not decode
@@ -20,6 +20,13 @@ this adapter:
   word posterior near 1.0, because the posterior only compares the grammar's phrases with each
   other. So the audio under the words is checked for a voice (`speech_evidence`), and words heard
   over noise keep at most `NOT_SPEECH_CONFIDENCE`, which makes the host ask back instead of acting.
+- The same holds for speech that names no card: the unknown-word symbol in a grammar does not absorb
+  it, and a word outside the grammar mostly came out as the card nearest in sound, at a confidence the
+  host acts on (18 of 40 Korean words in `python -m bench --sections recognition --engines vosk`).
+  So while guessing the grammar also holds a filler (garbage) model, as keyword spotting does: many
+  other real words of the language (`Context.fillers`, from the game's own decks), where such speech
+  can go instead. A result with a filler in it is no card: it is decoded again in the grammar without
+  fillers, and what that hears for sure is only asked back (`_heard_again`); the rest is nothing heard.
 - Its own endpointer waits for the trailing silence the model's conf/model.conf asks (0.5 s after a
   complete phrase, 1.0 s otherwise), on a decoder that advances in blocks of about 0.24 s: results
   came 0.8-1.1 s after the speech ended, and vosk 0.3.45's Python API cannot shorten that (no
@@ -168,6 +175,40 @@ leaves vosk a new feature pipeline, which decodes better after some quiet (with 
 word halves came out right, with the utterance's 0.5 s 17, as with vosk's endpointer)."""
 MAX_REPLAY_S: Final = 10.0
 """Longer utterances end by vosk's endpointer only (a held one would be decoded again at length)."""
+MAX_FILLERS: Final = 400
+"""At most this many fillers go into one grammar (`Context.fillers`; an even spread of them when there
+are more): every one costs decode time, and the decks give 545-613 words and picture names per language.
+
+Measured on the Korean model, 8 cards and 0, 100, 200 or 354 fillers (bench/corpus.py's
+KOREAN_FILLERS): a grammar switch took 0.5, 1.2, 1.7 and 2.6 ms, `recognize` of a card (about 1.2 s)
+25, 37, 45 and 53 ms, and in `python -m bench --sections latency --engines vosk` (3 runs of 16
+streams) end of speech -> result p50/p95 172/222, 187/225, 199/225 and 202/227 ms, against the goal
+of p95 <= 250 ms. 400 stays near what was measured; the pt, it and en models could not be."""
+KEYWORD_REPEATS: Final = 4
+"""How many times each card and phrase (and the unknown word) is listed in a grammar with fillers, and
+each filler once: vosk estimates a bigram model from the list, counting a phrase as often as it is
+listed, so a filler weighs a quarter of a card (the standard filler penalty of keyword spotting).
+
+Tuned with the 354 Korean fillers on `python -m bench --sections recognition --engines vosk` (8 cards
+and 10 words outside the grammar, clean and at 20, 10 and 5 dB SNR) and on a held-out set (the cards
+in espeak-ng's ko+f3 and ko+m3 voices, 25 other words and phrases outside in ko, ko+f3 and ko+m3;
+96 card and 300 other utterances in all): with 1, 2, 4 and 8 repeats, cards acted on at once 5, 6, 8
+and 9 of 32 (held out: 10, 10, 11 and 13 of 64), words outside revealed as a card 0, 0, 0 and 1 of 40
+(held out: 2 each time, 주차장 heard as 지하철 at 1.0 with or without fillers)."""
+FILLER_CONFIDENCE: Final = 0.3
+"""The most a result is worth when a filler came out in it: below the host's LOW_ASR_CONFIDENCE
+(0.6), so the host asks back ("did you say ...?") and never reveals a card at once."""
+ASK_BACK_MIN_CONFIDENCE: Final = 0.95
+"""When a filler came out, the utterance is decoded again in the grammar without fillers (the cards,
+phrases and unknown word, as before there were fillers); what that hears is asked back when its
+confidence is at least this, and otherwise the utterance is nothing heard (the host says nothing).
+
+espeak-ng's Korean is heard poorly (the free vocabulary hears none of the 8 cards right), so fillers
+take most cards said by it: acted on at once 8 of 32 (before fillers, 23). On the sets of
+KEYWORD_REPEATS, with 4 repeats: asking back at 0.6, 0.8 or 0.95 and more, the cards came out right,
+at once or asked back, 24, 23 and 23 of 32 (held out: 46, 44 and 40 of 64; never asking back, 9 and
+15), and the words outside were asked back 26, 18 and 14 times of 40 (held out: 220, 158 and 119 of
+300) instead of being nothing heard: operatives talk among themselves while they guess."""
 WARM_UP_SECONDS: Final = 0.5
 """Faint hiss each recognizer decodes at load (`VoskRecognizer._warm_up`)."""
 
@@ -179,10 +220,29 @@ class Grammar:
     phrases: tuple[str, ...]
     unknown: tuple[str, ...] = ()
     cards: tuple[str, ...] = ()  # the phrases that are cards
+    fillers: tuple[str, ...] = ()  # the phrases that are other words of the language: no card, no command
+    repeats: int = 1  # how many times every phrase but a filler is written into the JSON (KEYWORD_REPEATS)
+
+    @cached_property
+    def without_fillers(self) -> Grammar:
+        """The same grammar with no fillers: what a filler result is decoded again in."""
+        fillers = frozenset(self.fillers)
+        return Grammar(tuple(p for p in self.phrases if p not in fillers), self.unknown, self.cards)
+
+    @cached_property
+    def filler_words(self) -> frozenset[str]:
+        """The words of the fillers: none of them is a word of a card or another phrase (`grammar_for`),
+        so a result word among them is a filler wherever it stands."""
+        return frozenset(word for filler in self.fillers for word in filler.split())
 
     def to_json(self) -> str:
-        """vosk's grammar argument; raw UTF-8 because vosk's JSON reader ignores \\u escapes."""
-        return json.dumps(list(self.phrases), ensure_ascii=False)
+        """vosk's grammar argument; raw UTF-8 because vosk's JSON reader ignores \\u escapes.
+
+        vosk estimates a bigram model from the phrases it is given, counting each as often as it is
+        listed: every phrase but a filler is listed `repeats` times, so a filler weighs that much less."""
+        fillers = frozenset(self.fillers)
+        listed = [phrase for phrase in self.phrases for _ in range(1 if phrase in fillers else self.repeats)]
+        return json.dumps(listed, ensure_ascii=False)
 
     def ends_one_guess(self, words: Sequence[str]) -> bool:
         """Whether these words can be a whole utterance: they end with a whole phrase that no longer
@@ -221,6 +281,16 @@ class _Tape:
         self._chunks: deque[Audio] = deque()
         self._start = 0  # sample number of the first sample kept
         self._end = 0  # samples fed so far
+        self.utterance_start = 0  # sample number where the utterance under way began (`mark`)
+
+    @property
+    def fed(self) -> int:
+        """vosk's clock now: samples fed so far."""
+        return self._end
+
+    def mark(self) -> None:
+        """An utterance begins here: the recognizer was reset, or gave its result."""
+        self.utterance_start = self._end
 
     def append(self, audio: Audio) -> None:
         self._chunks.append(audio)
@@ -233,7 +303,11 @@ class _Tape:
         middle = (start_s + end_s) / 2
         start_s, end_s = min(start_s, middle - MIN_SPEECH_SPAN_S / 2), max(end_s, middle + MIN_SPEECH_SPAN_S / 2)
         first = max(self._start, round(start_s * self.rate))
-        last = min(self._end, round(end_s * self.rate), first + int(MAX_SPEECH_SPAN_S * self.rate))
+        return self.between(first, min(round(end_s * self.rate), first + int(MAX_SPEECH_SPAN_S * self.rate)))
+
+    def between(self, first: int, last: int) -> Audio:
+        """The samples first to last (not included) of vosk's clock, as far as they are still kept."""
+        first, last = max(first, self._start), min(last, self._end)
         if last <= first:
             return np.zeros(0, dtype=np.float32)
         parts: list[Audio] = []
@@ -356,11 +430,14 @@ class VoskRecognizer:
         self.unknown_symbol: str | None = next((s for s in UNKNOWN_SYMBOLS if self.knows(s)), None)
         self._grammars: dict[Context, Grammar] = {}
         self._closed_json: str | None = None  # the grammar of the last guessing context
+        self._closed_grammar: Grammar | None = None  # the same, as a Grammar: its fillers are no card
         # The free recognizer first: with a broken graph it fails cleanly, where a grammar one would not.
         self._closed_holds = json.dumps([self.unknown_symbol or UNKNOWN_SYMBOLS[0]], ensure_ascii=False)
+        self._plain_holds = self._closed_holds  # the grammar of the decoder that hears filler results again
         try:
             self._free = self._new_decoder(None)
             self._closed = self._new_decoder(self._closed_holds) if self.supports_grammar else None
+            self._plain = self._new_decoder(self._plain_holds) if self.supports_grammar else None
             self._warm_up()
         except Exception as exc:  # vosk raises a bare Exception("Failed to create a recognizer")
             raise ModelError(
@@ -376,7 +453,7 @@ class VoskRecognizer:
         decoder = self._recognizer_for(context)
         decoder.accept(audio)
         result = decoder.kaldi.FinalResult()
-        heard = self._heard(result, decoder.tape, started)
+        heard = self._heard(result, decoder, started)
         return heard or Heard("", 0.0, _ms(started))
 
     def listen(self, chunks: Iterable[Audio], context: ContextSource) -> Iterator[Heard]:
@@ -398,13 +475,13 @@ class VoskRecognizer:
                 yield from listening.hear(chunk)
         yield from listening.finish()
 
-    def _complete(self, result_json: str, heard: Heard | None, grammar: Grammar) -> bool:
+    def _complete(self, read: _Read | None, grammar: Grammar) -> bool:
         """Whether an utterance cut early can go to the host at once: confidently heard, and a whole
-        utterance by `Grammar.ends_one_guess` (an unknown word at its end is not)."""
-        words = str(json.loads(result_json).get("text", "")).split()
-        if heard is None or not words or self._is_marker(words[-1]):
+        utterance by `Grammar.ends_one_guess` (an unknown word at its end is not). A result heard again
+        without fillers counts by that decode's words and confidence: it goes out to be asked back."""
+        if read is None or not read.words or self._is_marker(read.words[-1]):
             return False
-        return (heard.confidence or 0.0) >= EARLY_MIN_CONFIDENCE and grammar.ends_one_guess(words)
+        return read.sure and grammar.ends_one_guess(read.words)
 
     # ---- grammar ---------------------------------------------------------------------------
 
@@ -415,10 +492,13 @@ class VoskRecognizer:
         return self._known[word]
 
     def grammar_for(self, context: Context) -> Grammar | None:
-        """The closed set for a guessing context: the cards (lowercase), the phrases, the unknown word.
+        """The closed set for a guessing context: the cards (lowercase), the phrases, the fillers, the
+        unknown word.
 
-        None means free vocabulary: a clue, a model without runtime grammars, or nothing in the
-        context the model can hear."""
+        Fillers the model does not know are left out quietly (they are only somewhere else to go), and
+        so is any filler with a word of a card or a phrase in it: a result word that is a filler must
+        never be part of a card or command. None means free vocabulary: a clue, a model without runtime
+        grammars, or nothing in the context the model can hear."""
         if not context.guessing or not self.supports_grammar:
             return None
         if context not in self._grammars:
@@ -441,11 +521,28 @@ class VoskRecognizer:
                 logger.info("the vosk model cannot hear these words, they are left out: %s", ", ".join(unknown))
             if len(self._grammars) > 32:
                 self._grammars.pop(next(iter(self._grammars)))
+            fillers = self._fillers(context.fillers, kept) if kept else []
+            kept += fillers
             if kept and self.unknown_symbol:
                 kept.append(self.unknown_symbol)
-            self._grammars[context] = Grammar(tuple(kept), tuple(unknown), tuple(cards))
+            repeats = KEYWORD_REPEATS if fillers else 1
+            self._grammars[context] = Grammar(tuple(kept), tuple(unknown), tuple(cards), tuple(fillers), repeats)
         grammar = self._grammars[context]
         return grammar if grammar.phrases else None
+
+    def _fillers(self, offered: Sequence[str], taken: Sequence[str]) -> list[str]:
+        """The fillers a grammar gets: those the model knows, with no word of the phrases `taken`, at
+        most MAX_FILLERS of them (an even spread, when there are more)."""
+        words = {word for phrase in taken for word in phrase.split()}
+        fillers: dict[str, None] = {}
+        for filler in offered:
+            spelled = self._spell(" ".join(filler.lower().split()))
+            if spelled and not words.intersection(spelled.split()):
+                fillers[spelled] = None
+        found = list(fillers)
+        if len(found) <= MAX_FILLERS:
+            return found
+        return [found[index * len(found) // MAX_FILLERS] for index in range(MAX_FILLERS)]
 
     def _spell(self, phrase: str) -> str | None:
         """The phrase as words the model knows, or None when one of them is outside its vocabulary."""
@@ -470,13 +567,15 @@ class VoskRecognizer:
         grammar = self.grammar_for(context)
         if grammar is None or self._closed is None:
             self._free.kaldi.Reset()
+            self._free.tape.mark()
             return self._free
         wanted = grammar.to_json()
         self._closed.kaldi.Reset()  # SetGrammar on a running recognizer aborts the process
+        self._closed.tape.mark()
         if wanted != self._closed_holds:
             self._closed.kaldi.SetGrammar(wanted)
             self._closed_holds = wanted
-        self._closed_json = wanted
+        self._closed_json, self._closed_grammar = wanted, grammar
         return self._closed
 
     def _warm_up(self) -> None:
@@ -490,11 +589,12 @@ class VoskRecognizer:
         along each new sentence's own words."""
         count = round(WARM_UP_SECONDS * self.sample_rate)
         hiss = (np.random.default_rng(0).standard_normal(count) * 1e-3).astype(np.float32)
-        for decoder in (self._free, self._closed):
+        for decoder in (self._free, self._closed, self._plain):
             if decoder is not None:
                 decoder.accept(hiss)
                 decoder.kaldi.FinalResult()
                 decoder.kaldi.Reset()
+                decoder.tape.mark()
 
     def _new_decoder(self, grammar_json: str | None) -> _Decoder:
         """A KaldiRecognizer sharing the one Model, with per-word confidences and times."""
@@ -507,34 +607,108 @@ class VoskRecognizer:
 
     # ---- results ---------------------------------------------------------------------------
 
-    def _heard(self, result_json: str, tape: _Tape, started: float, spent_ms: float = 0.0) -> Heard | None:
-        """A Heard from vosk's result; None when nothing was said at all (silence, a pause).
+    def _heard(self, result_json: str, decoder: _Decoder, started: float, spent_ms: float = 0.0) -> Heard | None:
+        """A Heard from vosk's result (`_read`); None when nothing was said at all (silence, a pause)."""
+        read = self._read(result_json, decoder, started, spent_ms)
+        return read.heard if read is not None else None
+
+    def _read(
+        self, result_json: str, decoder: _Decoder, started: float, spent_ms: float = 0.0, *, early: bool = False
+    ) -> _Read | None:
+        """A Heard from vosk's result, with the words it was made of; None when nothing was said at all.
 
         Confidence is the minimum of the words' posteriors, not their mean: the host acts on the
         whole utterance (a card, a clue word and its number), and one doubtful word makes the whole
         action doubtful; a mean would let a confident "two" hide a misheard clue. Unknown-word
-        symbols and other non-words leave the text; an utterance of only those is text "" at confidence 0.
+        symbols and other non-words leave the text; an utterance of only those is text "" at
+        confidence 0. A result with a filler in it is no card: what the grammar without fillers hears
+        in it instead, when at least ASK_BACK_MIN_CONFIDENCE, keeps at most FILLER_CONFIDENCE (the
+        host asks back), and otherwise it is nothing heard.
         Words whose audio does not sound like a voice keep at most NOT_SPEECH_CONFIDENCE.
+        `early`: the result of an early cut, which goes out at once only when sure (`_complete`);
+        fillers spread the posterior, so a card they leave standing below EARLY_MIN_CONFIDENCE is
+        sure when the grammar without them hears the same words at EARLY_MIN_CONFIDENCE or more,
+        the rule from before there were fillers (without it, 4 of the 16 streams of the latency bench
+        waited for CONTINUATION_SILENCE_MS: 522-587 ms after the speech).
         decode_ms counts from `started` (the last chunk or the whole utterance) plus `spent_ms` before it."""
         result = json.loads(result_json)
         words: Sequence[dict[str, Any]] = result.get("result", [])
+        began, tape = decoder.tape.utterance_start, decoder.tape
+        tape.mark()  # the decoder's next utterance begins here
         if not words and not result.get("text"):
             return None
-        kept = [word for word in words if not self._is_marker(str(word.get("word", "")))]
+        grammar = self._closed_grammar if decoder is self._closed and self._plain is not None else None
+        filled = grammar is not None and any(str(word.get("word", "")) in grammar.filler_words for word in words)
+        if grammar is not None and filled:
+            logger.debug("fillers in %r: heard again without them", result.get("text", ""))
+            words, tape = self._heard_again(grammar, decoder.tape, began, words)
+            if _confidence(self._words(words)) < ASK_BACK_MIN_CONFIDENCE:
+                words = []
+        spelled = tuple(str(word.get("word", "")) for word in words)
+        kept = self._words(words)
         if not kept:
-            return Heard("", 0.0, spent_ms + _ms(started))
+            return _Read(Heard("", 0.0, spent_ms + _ms(started)), spelled, sure=False)
         text = " ".join(str(word["word"]) for word in kept)
-        confidence = max(0.0, min(1.0, min(float(word.get("conf", 0.0)) for word in kept)))
+        confidence = _confidence(kept)
         start, end = min(float(word["start"]) for word in kept), max(float(word["end"]) for word in kept)
         evidence = speech_evidence(tape.around(start, end), tape.rate)
+        sure = confidence >= EARLY_MIN_CONFIDENCE
+        if early and not sure and grammar is not None and grammar.fillers and not filled:
+            again, _ = self._heard_again(grammar, decoder.tape, began, words)
+            sure = [w["word"] for w in self._words(again)] == [w["word"] for w in kept]
+            sure = sure and _confidence(self._words(again)) >= EARLY_MIN_CONFIDENCE
+        sure = sure and sounds_like_a_voice(*evidence)
+        if filled:  # heard again without fillers: only asked back
+            confidence = min(confidence, FILLER_CONFIDENCE)
         if not sounds_like_a_voice(*evidence):
             logger.debug("%r over audio that is no voice: flatness %.2f, modulation %.1f dB", text, *evidence)
             confidence = min(confidence, NOT_SPEECH_CONFIDENCE)
-        return Heard(text, confidence, spent_ms + _ms(started))
+        return _Read(Heard(text, confidence, spent_ms + _ms(started)), spelled, sure)
+
+    def _heard_again(
+        self, grammar: Grammar, tape: _Tape, began: int, words: Sequence[dict[str, Any]]
+    ) -> tuple[Sequence[dict[str, Any]], _Tape]:
+        """What the grammar without fillers hears in the utterance under way on `tape` (which began at
+        its sample `began`): its words, and the tape they are timed on.
+
+        The utterance is taken from REPLAY_LEAD_S before its first word (not before it began) to all
+        that was fed; one longer than MAX_REPLAY_S is no guess, and is not heard again."""
+        plain = self._plain
+        assert plain is not None
+        first = round(min(float(word.get("start", 0.0)) for word in words) * tape.rate) if words else began
+        audio = tape.between(max(began, first - round(REPLAY_LEAD_S * tape.rate)), tape.fed)
+        if not len(audio) or len(audio) > MAX_REPLAY_S * tape.rate:
+            return [], plain.tape
+        wanted = grammar.without_fillers.to_json()
+        plain.kaldi.Reset()  # SetGrammar on a running recognizer aborts the process
+        plain.tape.mark()
+        if wanted != self._plain_holds:
+            plain.kaldi.SetGrammar(wanted)
+            self._plain_holds = wanted
+        plain.accept(audio)
+        heard: Sequence[dict[str, Any]] = json.loads(plain.kaldi.FinalResult()).get("result", [])
+        plain.tape.mark()
+        logger.debug("heard again without fillers: %s", " ".join(str(word.get("word")) for word in heard) or "nothing")
+        return heard, plain.tape
+
+    def _words(self, words: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The words of a result that are words: not the unknown word or another marker."""
+        return [word for word in words if not self._is_marker(str(word.get("word", "")))]
 
     def _is_marker(self, word: str) -> bool:
         """Kaldi vocabularies mark non-words in brackets: [unk], <SPOKEN_NOISE>, and the Korean model's [1]."""
         return word == self.unknown_symbol or (len(word) > 2 and word[0] + word[-1] in ("[]", "<>"))
+
+
+@dataclass(frozen=True)
+class _Read:
+    """A result as `VoskRecognizer._read` made it: the Heard, the words it was made of (non-words
+    included, from the decode heard again when fillers came out), and whether they were sure: at
+    EARLY_MIN_CONFIDENCE or more, over a voice."""
+
+    heard: Heard
+    words: tuple[str, ...]
+    sure: bool
 
 
 @dataclass
@@ -598,7 +772,7 @@ class _Listening:
             return
         started = time.perf_counter()
         yield from self._end(
-            self.recognizer._heard(self.decoder.kaldi.FinalResult(), self.decoder.tape, started, self.spent_ms)
+            self.recognizer._heard(self.decoder.kaldi.FinalResult(), self.decoder, started, self.spent_ms)
         )
 
     def _feed(self, start: int, piece: Audio) -> Iterator[Heard | tuple[int, Audio]]:
@@ -618,7 +792,7 @@ class _Listening:
         ended = self.decoder.accept(fed) if len(fed) else False
         self.utterance.add(fed, keep=cut is not None or self._may_cut(grammar, len(fed)))
         if ended:  # vosk's own endpointer
-            heard = self.recognizer._heard(self.decoder.kaldi.Result(), self.decoder.tape, started, self.spent_ms)
+            heard = self.recognizer._heard(self.decoder.kaldi.Result(), self.decoder, started, self.spent_ms)
             self.spent_ms, self.utterance = 0.0, _Utterance(start + len(fed))
             yield from self._end(heard)  # the next chunk starts a new utterance, and reads the context again
             return
@@ -626,8 +800,9 @@ class _Listening:
             self.spent_ms += _ms(started)
             return
         result = self.decoder.kaldi.FinalResult()  # decodes all that was fed (vosk lags), ends the utterance
-        cut.heard = self._placed(self.recognizer._heard(result, self.decoder.tape, started, self.spent_ms), cut)
-        if self.recognizer._complete(result, cut.heard, grammar):
+        read = self.recognizer._read(result, self.decoder, started, self.spent_ms, early=True)
+        cut.heard = self._placed(read.heard if read else None, cut)
+        if self.recognizer._complete(read, grammar):
             self.spent_ms, self.utterance, self.after = 0.0, _Utterance(cut.at), cut
             yield from self._end(cut.heard)
         else:
@@ -646,7 +821,7 @@ class _Listening:
             self.held, self.utterance = None, _Utterance(end - len(again), [again], len(again))
             started = time.perf_counter()
             if self.decoder.accept(again):  # vosk's endpointer, on what was decoded again
-                heard = self.recognizer._heard(self.decoder.kaldi.Result(), self.decoder.tape, started, self.spent_ms)
+                heard = self.recognizer._heard(self.decoder.kaldi.Result(), self.decoder, started, self.spent_ms)
                 self.spent_ms, self.utterance = 0.0, _Utterance(end)
                 yield from self._end(heard)
             else:
@@ -819,6 +994,11 @@ def _needs_ivectors(acoustic: Path) -> bool:
 def _partial(recognizer: Any) -> str:
     """The words the decoder has so far in this utterance ("" while it has heard only silence)."""
     return str(json.loads(recognizer.PartialResult()).get("partial", ""))
+
+
+def _confidence(words: Sequence[dict[str, Any]]) -> float:
+    """The least of the words' posteriors, in 0..1 (0 for no words)."""
+    return max(0.0, min(1.0, min((float(word.get("conf", 0.0)) for word in words), default=0.0)))
 
 
 def _ms(started: float) -> float:
