@@ -33,18 +33,9 @@ from engine.decks import picture_names, words
 from engine.editions import new_game
 from engine.lang import Lang
 from voicehost.asr import SAMPLE_RATE, Audio, Context, Heard, deck_fillers
-from voicehost.asr.vosk_engine import (
-    CONTINUATION_SILENCE_MS,
-    ENDPOINT_SILENCE_MS,
-    FILLER_CONFIDENCE,
-    KEYWORD_REPEATS,
-    NOT_SPEECH_CONFIDENCE,
-    WARM_UP_SECONDS,
-    VoskRecognizer,
-    sounds_like_a_voice,
-    speech_evidence,
-    to_pcm16,
-)
+from voicehost.asr.voice_check import NOT_SPEECH_CONFIDENCE, sounds_like_a_voice, speech_evidence
+from voicehost.asr.vosk_endpoint import CONTINUATION_SILENCE_MS, ENDPOINT_SILENCE_MS
+from voicehost.asr.vosk_engine import FILLER_CONFIDENCE, KEYWORD_REPEATS, WARM_UP_SECONDS, VoskRecognizer, to_pcm16
 from voicehost.host import Host
 from voicehost.models import Manifest, ModelError, install
 from voicehost.prompts import Prompts
