@@ -36,6 +36,7 @@ from voicehost.asr import SAMPLE_RATE, Audio, Context, Heard, deck_fillers
 from voicehost.asr.voice_check import NOT_SPEECH_CONFIDENCE, sounds_like_a_voice, speech_evidence
 from voicehost.asr.vosk_endpoint import CONTINUATION_SILENCE_MS, ENDPOINT_SILENCE_MS
 from voicehost.asr.vosk_engine import FILLER_CONFIDENCE, KEYWORD_REPEATS, WARM_UP_SECONDS, VoskRecognizer, to_pcm16
+from voicehost.diagnose import context_for
 from voicehost.host import Host
 from voicehost.models import Manifest, ModelError, install
 from voicehost.prompts import Prompts
@@ -335,6 +336,9 @@ def test_the_host_offers_its_decks_as_fillers_while_guessing() -> None:
     context = host.listening_context()
     assert context.guessing and context.fillers is deck_fillers(lang)
     assert host.listening_context() == context  # the same context until something happens: one grammar
+    # `voicehost hear` listens as the host does: a recording judged there is judged as in a game
+    assert context_for(bench_board(lang), "guess") == context
+    assert context_for(bench_board(lang), "clue").fillers == ()
 
 
 class Recording:
