@@ -4,10 +4,13 @@ Short single words are Whisper's weak spot, and a prompt full of card names make
 cards nobody said. So while guessing, the cards are scored as candidate transcripts instead:
 the audio is encoded once, over a window just longer than the utterance (not the usual 30 s:
 ten times cheaper), and each card's tokens are forced through the decoder in one batched call
-per token length; the per-token log-probabilities it returns give log P(card | audio). A prior
-(the same score against silence) is subtracted so that short, common words do not win by
-default. A free greedy transcript is decoded too: commands, yes/no and clues go through it,
-and a card is only trusted when it is clearly ahead of the runner-up.
+per prefix (alone, and after the transcript's lead-in); the per-token log-probabilities it
+returns give log P(card | audio). A prior (the same score against silence) is subtracted so
+that short, common words do not win by default. A free greedy transcript is decoded too:
+commands and yes/no go through it, a card is acted on at once only when the transcript agrees
+or the card is clearly ahead, explains the audio and the transcript resembles it. A clue's word
+is taken as transcribed and its number chosen among the ways of saying one; while the host
+talks, only its stop phrases are scored.
 """
 
 from __future__ import annotations
@@ -74,7 +77,8 @@ BASE_TOKENS: Final = 8
 TOKENS_PER_SECOND: Final = 8
 """The transcript's length cap grows with the utterance: short windows make Whisper loop."""
 SHORTLIST: Final = 25
-"""Cards forced through the decoder per prefix, chosen by their first token's likelihood."""
+"""Cards forced through the decoder per prefix: every card of a 5x5 board (a shortlist of 8 by the
+first token's likelihood left the card meant out); larger sets are cut by that likelihood."""
 MAX_LEAD_TOKENS: Final = 16
 MAX_PRIORS: Final = 4096
 STOP_GAP: Final = 2.0
