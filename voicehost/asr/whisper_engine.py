@@ -77,8 +77,8 @@ BASE_TOKENS: Final = 8
 TOKENS_PER_SECOND: Final = 8
 """The transcript's length cap grows with the utterance: short windows make Whisper loop."""
 SHORTLIST: Final = 25
-"""Cards forced through the decoder per prefix: every card of a 5x5 board (a shortlist of 8 by the
-first token's likelihood left the card meant out); larger sets are cut by that likelihood."""
+"""Cards forced through the decoder per prefix: a 5x5 board is scored whole; larger sets are cut to
+the cards whose first token is likeliest."""
 MAX_LEAD_TOKENS: Final = 16
 MAX_PRIORS: Final = 4096
 STOP_GAP: Final = 2.0
