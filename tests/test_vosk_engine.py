@@ -339,6 +339,9 @@ def test_the_host_offers_its_decks_as_fillers_while_guessing() -> None:
     # `voicehost hear` listens as the host does: a recording judged there is judged as in a game
     assert context_for(bench_board(lang), "guess") == context
     assert context_for(bench_board(lang), "clue").fillers == ()
+    # what players say around a card is in the grammar, or its words would go to a card or a filler
+    assert {"i think it's", "it's", "the"} <= set(context.phrases)
+    assert "i think it's" not in context_for(bench_board(lang), "clue").phrases
 
 
 class Recording:

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from engine.board import Board
-from voicehost.asr import Audio, Context, Heard, Recognizer, deck_fillers
+from voicehost.asr import Audio, Context, Heard, Recognizer, make_context
 from voicehost.audio_io import read_wav
-from voicehost.understanding import Action, Intent, listening_phrases, understand
+from voicehost.understanding import Action, Intent, understand
 from voicehost.understanding import Phase as Listening
 
 ACTIONS = {Action.ACCEPT: "accept", Action.CONFIRM: "confirm", Action.REPROMPT: "reprompt"}
@@ -45,9 +45,7 @@ class Verdict:
 
 def context_for(board: Board, phase: str) -> Context:
     """What the host listens for in that phase, as `Host.listening_context` builds it (fillers too)."""
-    guessing = phase == "guess"
-    fillers = deck_fillers(board.lang) if guessing else ()
-    return Context(board.lang, guessing, tuple(board.cards), listening_phrases(board.lang), fillers=fillers)
+    return make_context(board.lang, phase == "guess", tuple(board.cards))
 
 
 def judge(recognizer: Recognizer, audio: Audio, board: Board, phase: str, source: str) -> Verdict:

@@ -24,10 +24,10 @@ from engine.game import Phase
 from engine.legality import ClueRuling, Verdict
 from engine.model import Side
 from voicehost.announcer import Announcer
-from voicehost.asr import Context, deck_fillers
+from voicehost.asr import Context, make_context
 from voicehost.prompts import Prompts
 from voicehost.timer import SandTimer
-from voicehost.understanding import Action, Command, Intent, Understanding, listening_phrases, understand
+from voicehost.understanding import Action, Command, Intent, Understanding, understand
 from voicehost.understanding import Phase as Listening
 
 
@@ -212,9 +212,7 @@ class Host:
             if answering:
                 cards = self._candidates if self.state is State.CONFIRM_GUESS else ()
             guessing = answering or (self.state is State.PLAYING and not game.over and phase in GUESSING_PHASES)
-            lang = game.board.lang
-            fillers = deck_fillers(lang) if guessing else ()  # speech that names no card goes there (vosk)
-            return Context(lang, guessing, tuple(cards), listening_phrases(lang), answering, fillers=fillers)
+            return make_context(game.board.lang, guessing, tuple(cards), answering)
 
     def _hear(self, text: str, confidence: float | None) -> None:
         game = self.game

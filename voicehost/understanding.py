@@ -74,6 +74,7 @@ __all__ = [
     "Phase",
     "Understanding",
     "command_phrases",
+    "guess_phrases",
     "listening_phrases",
     "match_card",
     "normalize",
@@ -876,6 +877,15 @@ def listening_phrases(lang: Lang) -> tuple[str, ...]:
     tables = [_subtable(table, "commands", lang.value), *_subtable(table, "phase_commands", lang.value).values()]
     phrases = [phrase.lower() for mapping in tables for listed in mapping.values() for phrase in listed]
     return tuple(dict.fromkeys(phrases))
+
+
+def guess_phrases(lang: Lang) -> tuple[str, ...]:
+    """What a player may say while guessing besides a card, as written: every command and yes/no
+    phrase, and the lead-ins and articles said before a card ("eu acho que é o ..."). A closed
+    grammar needs them, or their words go to the nearest card or filler."""
+    table = _resolved_table(lang.value)
+    around = [p.lower() for key in ("lead_ins", "articles") for p in _strings(table, key, lang.value)]
+    return tuple(dict.fromkeys((*listening_phrases(lang), *around)))
 
 
 def command_phrases(lang: Lang, command: Command) -> tuple[str, ...]:

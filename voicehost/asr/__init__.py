@@ -30,7 +30,7 @@ class Context:
     lang: Lang
     guessing: bool  # True: a visible card, a command, yes/no; False: any word and a number
     cards: tuple[str, ...] = ()  # the visible cards, as printed
-    phrases: tuple[str, ...] = ()  # command, yes/no and number phrases of the language, lowercase
+    phrases: tuple[str, ...] = ()  # command and yes/no phrases, and while guessing the lead-ins, lowercase
     answering: bool = False  # the host asked a yes/no question: "yes" and "no" are candidates too
     over_host: bool = False  # the host is talking: only a player's "stop" counts, the rest is its echo
     fillers: tuple[str, ...] = ()  # other words of the language (`deck_fillers`): where speech naming no card goes
@@ -46,6 +46,16 @@ def deck_fillers(lang: Lang) -> tuple[str, ...]:
     filler that is, or shares a word with, a card or phrase it listens for, and keeps the others, such
     as the cards already turned: said again, they are no guess."""
     return tuple(dict.fromkeys((*words(lang), *picture_names(lang))))
+
+
+def make_context(lang: Lang, guessing: bool, cards: tuple[str, ...], answering: bool = False) -> Context:
+    """The context of a phase, the one way the host and `voicehost hear` build it: while guessing,
+    the phrases said around a card and the deck fillers too; for a clue, free words."""
+    from voicehost.understanding import guess_phrases, listening_phrases
+
+    phrases = guess_phrases(lang) if guessing else listening_phrases(lang)
+    fillers = deck_fillers(lang) if guessing else ()
+    return Context(lang, guessing, cards, phrases, answering, fillers=fillers)
 
 
 @dataclass(frozen=True)
