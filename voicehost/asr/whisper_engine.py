@@ -19,7 +19,7 @@ import math
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Final
@@ -134,11 +134,11 @@ class WhisperRecognizer:
         transcript = self._transcribe(encoded, sot, max_tokens)
         text = collapse_repeats(transcript.text)
         self.last_transcript = (text, transcript.logprob)
-        confidence = math.exp(transcript.logprob / (len(transcript.tokens) + 1)) if text else 0.0
-        if context.over_host:
-            return self._stop(encoded, sot, transcript, text, confidence, context.lang, started)
-        if not context.guessing:
-            return self._clue(encoded, sot, transcript, text, confidence, context.lang, started)
+        confidence = transcript.confidence if text else 0.0
+        if context.over_host or not context.guessing:
+            listen = self._stop if context.over_host else self._clue
+            found = listen(encoded, sot, transcript, text, context.lang)
+            return replace(found or Heard(text, confidence), decode_ms=_ms(started))
         if not (context.cards or context.answering):
             return Heard(text, confidence, _ms(started))
         heard = understand(text, phase=Listening.GUESS, cards=context.cards, lang=context.lang)
@@ -174,31 +174,23 @@ class WhisperRecognizer:
         # only the card scores point at it, not clearly: the host asks back before revealing anything
         return Heard(best.lower(), min(best_share, UNCONFIRMED_CONFIDENCE), _ms(started), alternatives)
 
-    def _clue(
-        self,
-        encoded: Any,
-        sot: list[int],
-        transcript: Transcript,
-        text: str,
-        confidence: float,
-        lang: Lang,
-        started: float,
-    ) -> Heard:
+    def _clue(self, encoded: Any, sot: list[int], transcript: Transcript, text: str, lang: Lang) -> Heard | None:
         """A clue is any word and then a number from a small closed set: the word is taken as
         transcribed, and the number is chosen by scoring every way of saying one after it (a free
         transcript of "città, due" is often "città tu e"). The confidence is the lower of the word's
-        own token probability and the winning number's share, so a doubtful word is still asked back."""
+        own token probability and the winning number's share, so a doubtful word is still asked back.
+        None: no clue there, the free transcript stands."""
         heard = understand(text, phase=Listening.CLUE, cards=(), lang=lang)
         if heard.intent is Intent.COMMAND or not transcript.tokens:
-            return Heard(text, confidence, _ms(started))
+            return None
         word_end = self._clue_word_end(transcript, heard, lang)
         if word_end == 0:
-            return Heard(text, confidence, _ms(started))
+            return None
         word = self._tokenizer.decode(transcript.tokens[:word_end]).strip().strip(".,;:!?")
         numbers = {normalize(phrase, lang) for phrase, _ in spoken_numbers(lang)}
         alone = understand(word, phase=Listening.CLUE, cards=(), lang=lang)
         if not word or alone.intent is Intent.COMMAND or normalize(word, lang) in numbers:
-            return Heard(text, confidence, _ms(started))  # "un musicato" is not the clue "un"
+            return None  # "un musicato" is not the clue "un"
         prefix = sot + transcript.tokens[:word_end]
         tails = self._number_shortlist(encoded, prefix, self._number_tails(lang))
         forced = self._score(encoded, [(prefix, tokens) for _, tokens in tails])
@@ -209,47 +201,38 @@ class WhisperRecognizer:
         total = sum(math.exp(score - top) for score in by_value.values())
         value, best = max(by_value.items(), key=lambda item: item[1])
         share = math.exp(best - top) / total
-        rest = transcript.logprob - _mean_logprob(transcript, word_end) * word_end
-        transcribed_clue = heard.intent is Intent.CLUE and heard.clue is not None
-        if not transcribed_clue and (share < NUMBER_FLOOR or rest - best > NONE_GAP):
+        word_logprob = _mean_logprob(transcript, word_end)
+        rest = transcript.logprob - word_logprob * word_end
+        transcribed = heard.clue if heard.intent is Intent.CLUE else None
+        if transcribed is None and (share < NUMBER_FLOOR or rest - best > NONE_GAP):
             # no number stands out, or none explains the rest of the audio as well as the free
             # transcript does ("di petti" is not the clue "di, 4"): not taken for a clue
-            return Heard(text, confidence, _ms(started))
-        word_confidence = math.exp(_mean_logprob(transcript, word_end))
-        said_number = heard.clue is not None and heard.clue.number == value and heard.intent is Intent.CLUE
-        share = max(share, AGREEMENT_CONFIDENCE) if said_number else share
+            return None
+        if transcribed is not None and transcribed.number == value:
+            share = max(share, AGREEMENT_CONFIDENCE)
 
         def clue(number: int | None) -> str:
             return f"{word} {NUMBER_UNLIMITED[lang.family] if number is None else number}"
 
         ranked = sorted(by_value.items(), key=lambda item: -item[1])[:3]
         alternatives = tuple((clue(v), math.exp(s - top) / total) for v, s in ranked)
-        return Heard(clue(value), min(word_confidence, share), _ms(started), alternatives)
+        return Heard(clue(value), min(math.exp(word_logprob), share), alternatives=alternatives)
 
-    def _stop(
-        self,
-        encoded: Any,
-        sot: list[int],
-        transcript: Transcript,
-        text: str,
-        confidence: float,
-        lang: Lang,
-        started: float,
-    ) -> Heard:
+    def _stop(self, encoded: Any, sot: list[int], transcript: Transcript, text: str, lang: Lang) -> Heard | None:
         """While the host talks only "stop" matters, and a lone short word is what Whisper hears worst
         ("para" comes out "pátor"): the stop phrases are scored as transcripts, and one that explains
-        the audio about as well as the free transcript is taken. The host's own words do not."""
-        heard = understand(text, phase=Listening.CLUE, cards=(), lang=lang)
-        if heard.command is Command.STOP_TALKING:
-            return Heard(text, max(confidence, AGREEMENT_CONFIDENCE), _ms(started))
+        the audio about as well as the free transcript is taken. The host's own words do not (None:
+        the free transcript stands)."""
+        if understand(text, phase=Listening.CLUE, cards=(), lang=lang).command is Command.STOP_TALKING:
+            return Heard(text, max(transcript.confidence, AGREEMENT_CONFIDENCE))
         phrases = [phrase for phrase in command_phrases(lang, Command.STOP_TALKING) if len(phrase.split()) == 1]
         if not phrases or not transcript.tokens:
-            return Heard(text, confidence, _ms(started))
+            return None
         scores = self._score(encoded, [(sot, self._card_tokens(phrase)) for phrase in phrases])
         best = max(range(len(phrases)), key=scores.__getitem__)
         if transcript.logprob - scores[best] <= STOP_GAP:
-            return Heard(phrases[best], AGREEMENT_CONFIDENCE, _ms(started))
-        return Heard(text, confidence, _ms(started))
+            return Heard(phrases[best], AGREEMENT_CONFIDENCE)
+        return None
 
     def _clue_word_end(self, transcript: Transcript, heard: Any, lang: Lang) -> int:
         """How many of the transcript's tokens make the clue word: up to the number when one was
@@ -484,6 +467,11 @@ class Transcript:
     logprob: float  # of the whole transcript (CTranslate2 scores the per-token average)
     tokens: list[int]
     rows: list[np.ndarray]  # the decoder's logits before each token (and before the end)
+
+    @property
+    def confidence(self) -> float:
+        """The geometric mean of the tokens' probabilities, the end included."""
+        return math.exp(self.logprob / (len(self.tokens) + 1))
 
 
 def collapse_repeats(text: str) -> str:
