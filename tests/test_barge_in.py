@@ -40,11 +40,11 @@ from engine.competitive import CompetitiveGame
 from engine.editions import new_game
 from engine.events import EventType
 from engine.variants import Variants
+from tests.speech_models import whisper_base_dir
 from tests.table import Voice, speak
 from voicehost.asr import SAMPLE_RATE, Audio
 from voicehost.audio_io import CHUNK_SECONDS
 from voicehost.host import Host, State
-from voicehost.models import Manifest, installed_path
 from voicehost.mouth import SpeakerMouth, SpeechError, Synthesizer
 from voicehost.prompts import Prompts
 from voicehost.voice import ECHO_TAIL_SECONDS, Ears, VoiceLoop, make_ears
@@ -64,16 +64,9 @@ DEADLINE_S = 60.0
 """The microphone is unplugged after this long whatever happened, so a failing run still ends."""
 
 
-def _model() -> Path:
-    found = installed_path(Manifest.load().get("whisper-base"))
-    if found is None:
-        pytest.skip("Whisper base is not installed: voicehost models install whisper-base")
-    return found
-
-
 @pytest.fixture(scope="module")
 def ears() -> Ears:
-    return make_ears("whisper", _model())
+    return make_ears("whisper", whisper_base_dir())
 
 
 # ---- the room ----------------------------------------------------------------------------------------

@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import threading
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -62,14 +61,12 @@ from .scripting import (
     Run,
     Script,
     board_of,
-    cli_env,
     kill_after,
     lines_text,
     parse_script,
     play_command,
     read_events,
     resume_cli,
-    resume_command,
     run_cli,
 )
 
@@ -352,7 +349,7 @@ def test_resume_fills_in_events_the_log_missed(runner: Runner, tmp_path: Path) -
     script = parse_script(SCRIPTS / "pt-BR-classic-all-found.txt")
     whole = runner.result(script)
     cut = 17  # the last of these utterances ("hum... o umbigo") wrote guess + turn_ended
-    first = run_cli(script.args, "".join(line + "\n" for line in script.feed[:cut]), tmp_path)
+    first = run_cli(script.args, lines_text(script.feed[:cut]), tmp_path)
     assert first.returncode == 0, first.stderr
     assert [e["type"] for e in first.events[-2:]] == ["guess", "turn_ended"]
     # What a kill right after the save's rename and before the log's write leaves behind:
@@ -360,18 +357,9 @@ def test_resume_fills_in_events_the_log_missed(runner: Runner, tmp_path: Path) -
     kept = first.events_text.splitlines(keepends=True)[:-2]
     events = tmp_path / "events.jsonl"
     events.write_text("".join(kept), encoding="utf-8")
-    resumed = subprocess.run(
-        resume_command(tmp_path / "save.json", events),
-        input="".join(line + "\n" for line in script.feed[cut:]),
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        cwd=ROOT,
-        env=cli_env(),
-        timeout=TIMEOUT,
-    )
+    resumed = resume_cli(tmp_path / "save.json", events, lines_text(script.feed[cut:]))
     assert resumed.returncode == 0, resumed.stderr
-    after, _ = read_events(events)
+    after = resumed.events
     assert [e["seq"] for e in after] == list(range(1, len(after) + 1)), "the log has a gap"
     assert after == whole.events
 

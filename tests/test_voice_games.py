@@ -20,10 +20,10 @@ import pytest
 from engine.board import Board
 from engine.editions import AnyGame, new_game
 from engine.variants import Variants
+from tests.speech_models import whisper_base_dir
 from tests.table import Table, Voice
 from voicehost.audio_io import file_chunks, read_wav, write_wav
 from voicehost.host import Host
-from voicehost.models import Manifest, installed_path
 from voicehost.prompts import Prompts
 from voicehost.voice import Ears, VoiceLoop, make_ears
 
@@ -31,16 +31,9 @@ ROOT = Path(__file__).resolve().parent.parent
 BOARDS = ROOT / "tests" / "boards"
 
 
-def _model() -> Path:
-    found = installed_path(Manifest.load().get("whisper-base"))
-    if found is None:
-        pytest.skip("Whisper base is not installed: voicehost models install whisper-base")
-    return found
-
-
 @pytest.fixture(scope="module")
 def ears() -> Ears:
-    return make_ears("whisper", _model())
+    return make_ears("whisper", whisper_base_dir())
 
 
 class Lines:
@@ -104,7 +97,8 @@ def test_a_recorded_game_replays_through_the_cli(tmp_path: Path, ears: Ears) -> 
     events, out = tmp_path / "events.jsonl", tmp_path / "host.wav"
     command = [
         sys.executable, "-m", "voicehost.cli", "play", "--board", str(BOARDS / "classic-pt-PT.json"),
-        "--audio-in", str(recording), "--audio-out", str(out), "--engine", "whisper", "--model", str(_model()),
+        "--audio-in", str(recording), "--audio-out", str(out),
+        "--engine", "whisper", "--model", str(whisper_base_dir()),
         "--events", str(events), "--save", str(tmp_path / "save.json"), "--display", "none",
     ]  # fmt: skip
     started = time.perf_counter()

@@ -21,7 +21,8 @@ from engine.board import Board
 from voicehost.asr import SAMPLE_RATE, Audio
 from voicehost.audio_io import read_wav
 from voicehost.diagnose import judge
-from voicehost.models import Manifest, installed_path
+
+from .speech_models import whisper_base_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 BOARDS = ROOT / "tests" / "boards"
@@ -31,10 +32,7 @@ BOARDS = ROOT / "tests" / "boards"
 def whisper() -> object:
     from voicehost.asr.whisper_engine import WhisperRecognizer
 
-    found = installed_path(Manifest.load().get("whisper-base"))
-    if found is None:
-        pytest.skip("Whisper base is not installed: voicehost models install whisper-base")
-    return WhisperRecognizer(found)
+    return WhisperRecognizer(whisper_base_dir())
 
 
 def board(name: str) -> Board:
