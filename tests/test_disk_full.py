@@ -188,11 +188,14 @@ def whole(tmp_path_factory: pytest.TempPathFactory) -> Any:
     return run
 
 
-def fill_and_free(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[FullDisk, Table, int, list[str], str]:
+def fill_and_free(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, freed_at: int | None = FREED_AT
+) -> tuple[FullDisk, Table, int, list[str], str]:
+    """The script played in-process, the disk full from FULL_AT and freed at `freed_at` (None: never)."""
     script = parse_script(SCRIPTS / f"{SCRIPT}.txt")
     disk = FullDisk(tmp_path)
     disk.install(monkeypatch)
-    table = Table(script.feed, disk, tmp_path, FULL_AT, FREED_AT)
+    table = Table(script.feed, disk, tmp_path, FULL_AT, freed_at)
     code, said, err = play_in_process(script.args, table, tmp_path)
     monkeypatch.undo()
     return disk, table, code, said, err
@@ -229,12 +232,7 @@ def test_the_events_log_catches_up_once_the_disk_has_room(
 def test_a_disk_that_stays_full_to_the_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, whole: Any) -> None:
     """Full from utterance 9 to the end of input: the game is played out in memory and the program
     ends cleanly; what was saved before the disk filled is whole and can be resumed."""
-    script = parse_script(SCRIPTS / f"{SCRIPT}.txt")
-    disk = FullDisk(tmp_path)
-    disk.install(monkeypatch)
-    table = Table(script.feed, disk, tmp_path, FULL_AT, None)
-    code, said, err = play_in_process(script.args, table, tmp_path)
-    monkeypatch.undo()
+    _, table, code, said, err = fill_and_free(tmp_path, monkeypatch, freed_at=None)
     assert table.checks == []
     assert code == 0, err
     assert said[-1] == whole.said[-1], "the game was played to its end in memory"
