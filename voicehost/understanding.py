@@ -879,6 +879,7 @@ def listening_phrases(lang: Lang) -> tuple[str, ...]:
     return tuple(dict.fromkeys(phrases))
 
 
+@cache
 def guess_phrases(lang: Lang) -> tuple[str, ...]:
     """What a player may say while guessing besides a card, as written: every command and yes/no
     phrase, and the lead-ins and articles said before a card ("eu acho que é o ..."). A closed
@@ -888,6 +889,7 @@ def guess_phrases(lang: Lang) -> tuple[str, ...]:
     return tuple(dict.fromkeys((*listening_phrases(lang), *around)))
 
 
+@cache
 def command_phrases(lang: Lang, command: Command) -> tuple[str, ...]:
     """Every phrase of one command as written (accents kept): a recognizer may score them as candidates."""
     table = _resolved_table(lang.value)
@@ -896,6 +898,7 @@ def command_phrases(lang: Lang, command: Command) -> tuple[str, ...]:
     return tuple(dict.fromkeys(phrases))
 
 
+@cache
 def spoken_numbers(lang: Lang, *, up_to: int = 9) -> tuple[tuple[str, int | None], ...]:
     """Each way the language says a clue's number up to ``up_to``, as written (accents kept), and
     its value (None: unlimited): a recognizer can score them as the closed set a clue ends with."""
