@@ -176,11 +176,11 @@ class _Engines:
             else:
                 started = time.perf_counter()
                 if engine == "whisper":
-                    from voicehost.asr.whisper_engine import WhisperRecognizer
+                    from voicehost.ears.recognizers.whisper import WhisperRecognizer
 
                     self._loaded[engine] = WhisperRecognizer(found)
                 else:
-                    from voicehost.asr.vosk_engine import VoskRecognizer
+                    from voicehost.ears.recognizers.vosk.recognizer import VoskRecognizer
 
                     self._loaded[engine] = VoskRecognizer(found)
                 progress(f"{model_id} loaded in {time.perf_counter() - started:.1f} s")
@@ -288,7 +288,7 @@ def _latency(
         if isinstance(whisper, str):
             whisper_timings = whisper
         else:
-            from voicehost.vad import Segmenter, VadError
+            from voicehost.ears.vad import Segmenter, VadError
 
             try:
                 segmenter = Segmenter()

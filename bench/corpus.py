@@ -26,8 +26,8 @@ import numpy as np
 from bench import ROOT
 from engine.board import Board
 from engine.lang import Lang
-from voicehost.asr import SAMPLE_RATE, Audio
-from voicehost.audio_io import read_wav
+from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.ears.wav import read_wav
 from voicehost.understanding import Command
 
 VOICES: Final[dict[Lang, tuple[str, ...]]] = {

@@ -1,7 +1,7 @@
 """Latency: from the end of a player's speech to the first sample of the host's spoken verdict.
 
 Whisper path: the utterance in a stream (quiet, speech, quiet) goes through the Silero segmenter
-(`voicehost.vad.Segmenter`), which closes it after its end-of-speech silence; then the recognizer
+(`voicehost.ears.vad.Segmenter`), which closes it after its end-of-speech silence; then the recognizer
 decodes it and `voicehost.mouth.Synthesizer` speaks the verdict. The first sample exists when the
 synthesis returns (espeak-ng writes the whole sentence first), so
 
@@ -39,12 +39,13 @@ from bench.corpus import (
 from bench.recognition import korean_context, progress
 from bench.report import goal_met, ms, percentile, table
 from engine.lang import Lang
-from voicehost.asr import SAMPLE_RATE, Audio, Recognizer
-from voicehost.diagnose import Verdict, context_for, read
+from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.ears.heard import Recognizer
+from voicehost.ears.judge import Verdict, context_for, read
 from voicehost.prompts import Prompts
 
 CHUNK: Final = SAMPLE_RATE // 10
-"""0.1 s, as the microphone delivers it (voicehost.audio_io.CHUNK_SECONDS)."""
+"""0.1 s, as the microphone delivers it (voicehost.ears.recordings.CHUNK_SECONDS)."""
 LEAD_S: Final = 0.6
 TRAIL_S: Final = 2.5
 """Quiet after the speech: more than vosk's longest end-of-speech rule (2 s) needs."""

@@ -21,8 +21,10 @@ from typing import Any, Final
 from bench.corpus import KINDS, KOREAN_FILLERS, KOREAN_NOUNS, Condition, Speech, Utterance, board
 from bench.report import ms, percent, percentile, table
 from engine.lang import Lang
-from voicehost.asr import SAMPLE_RATE, Context, Heard, Recognizer
-from voicehost.diagnose import context_for, read
+from voicehost.ears.audio import SAMPLE_RATE
+from voicehost.ears.context import Context
+from voicehost.ears.heard import Heard, Recognizer
+from voicehost.ears.judge import context_for, read
 from voicehost.understanding import Intent, listening_phrases, normalize, understand
 from voicehost.understanding import Phase as Listening
 
@@ -382,7 +384,7 @@ def tables(results: Results) -> str:
 
 def model_dir(model_id: str) -> Path | str:
     """The installed model's folder, or why it is not there."""
-    from voicehost.models import Manifest, ModelError, require
+    from voicehost.speech_models import Manifest, ModelError, require
 
     try:
         return require(Manifest.load().get(model_id))

@@ -45,16 +45,17 @@ def child(engine: str, model: Path, count: int, cache: Path) -> dict[str, Any]:
     from bench.corpus import Condition, Speech, corpus, korean_corpus
     from bench.recognition import host_context
     from engine.lang import Lang
-    from voicehost.asr import SAMPLE_RATE, Recognizer
+    from voicehost.ears.audio import SAMPLE_RATE
+    from voicehost.ears.heard import Recognizer
 
     speech = Speech(cache)
     if engine == "whisper":
-        from voicehost.asr.whisper_engine import WhisperRecognizer
+        from voicehost.ears.recognizers.whisper import WhisperRecognizer
 
         pools = [[u for u in corpus(lang) if u.kind in ("card", "lead-in")] for lang in Lang]
         said = [pools[index % len(pools)][index // len(pools) * 7 % len(pools[0])] for index in range(count)]
     else:
-        from voicehost.asr.vosk_engine import VoskRecognizer
+        from voicehost.ears.recognizers.vosk.recognizer import VoskRecognizer
 
         nouns = [u for u in korean_corpus() if u.kind == "card"]
         said = [nouns[index % len(nouns)] for index in range(count)]

@@ -39,9 +39,9 @@ from engine.competitive import CompetitiveGame  # noqa: E402
 from engine.duet import DuetGame  # noqa: E402
 from engine.editions import new_game  # noqa: E402
 from voicehost import cli  # noqa: E402
-from voicehost.host import Host, HostSettings  # noqa: E402
 from voicehost.prompts import Prompts  # noqa: E402
-from voicehost.session import Session  # noqa: E402
+from voicehost.referee.host import Host, HostSettings  # noqa: E402
+from voicehost.storage.session import Session  # noqa: E402
 
 SCRIPTS = ROOT / "tests" / "scripts"
 

@@ -12,7 +12,7 @@ from typing import Any, Final, TypeVar
 
 from engine.errors import BoardError
 from engine.lang import Lang
-from engine.model import (
+from engine.pieces import (
     COMPETITIVE_COUNTS,
     GRID_5X4,
     GRID_5X5,

@@ -16,7 +16,7 @@ from engine.errors import (
 )
 from engine.events import Event, EventType
 from engine.game import BaseState, Game, Phase
-from engine.model import (
+from engine.pieces import (
     COMPETITIVE_COUNTS,
     Clue,
     EndReason,

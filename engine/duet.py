@@ -19,7 +19,7 @@ from engine.errors import (
 from engine.events import Event, EventType
 from engine.game import BaseState, Game, Phase
 from engine.missions import mission
-from engine.model import Clue, EndReason, Identity, Side, TurnEndReason, Winner
+from engine.pieces import Clue, EndReason, Identity, Side, TurnEndReason, Winner
 
 MAX_DUET_NUMBER: Final = 25
 """Any number goes in Duet (guesses are unlimited anyway); more than the board holds means nothing."""

@@ -9,7 +9,7 @@ from engine.board import Board
 from engine.competitive import CompetitiveGame
 from engine.duet import DuetGame
 from engine.events import Event
-from engine.model import Edition
+from engine.pieces import Edition
 from engine.variants import Variants
 
 AnyGame = CompetitiveGame | DuetGame

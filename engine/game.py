@@ -23,7 +23,7 @@ from engine.errors import (
 )
 from engine.events import Event, EventType
 from engine.legality import ClueRuling, check_clue
-from engine.model import Clue, EndReason, Winner
+from engine.pieces import Clue, EndReason, Winner
 from engine.variants import Variants
 
 

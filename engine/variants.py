@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Final
 
 from engine.errors import NotAllowedInThisGame
-from engine.model import Edition
+from engine.pieces import Edition
 
 DUET_TOKEN_CHOICES: Final = (9, 10, 11)
 

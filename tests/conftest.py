@@ -8,7 +8,7 @@ import pytest
 
 from engine.board import Board
 from engine.lang import Lang
-from engine.model import GRID_5X4, GRID_5X5, Edition, Identity, Side, Team
+from engine.pieces import GRID_5X4, GRID_5X5, Edition, Identity, Side, Team
 
 DUET_EXAMPLE_CARDS = [
     "MANTEIGA",

@@ -206,7 +206,7 @@ def probe(script: Script, workdir: Path) -> tuple[list[Step], Run]:
     one before any utterance) and the run, whose events must be those of the subprocess run.
     """
     from voicehost import cli
-    from voicehost.host import Host
+    from voicehost.referee.host import Host
 
     workdir.mkdir(parents=True, exist_ok=True)
     save, events = workdir / "save.json", workdir / "events.jsonl"

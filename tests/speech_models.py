@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from voicehost.models import Manifest, installed_path
+from voicehost.speech_models import Manifest, installed_path
 
 
 def whisper_base_dir() -> Path:

@@ -22,9 +22,10 @@ from engine.competitive import CompetitiveGame
 from engine.events import EventType
 from engine.game import Phase
 from engine.lang import Lang
-from voicehost.asr import SAMPLE_RATE, Audio
-from voicehost.audio_io import CHUNK_SECONDS, read_wav
-from voicehost.host import Host, PendingClue, State
+from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.ears.recordings import CHUNK_SECONDS
+from voicehost.ears.wav import read_wav
+from voicehost.referee.host import Host, PendingClue, State
 from voicehost.understanding import normalize
 
 CLUE_WORDS = {  # words whisper base transcribes from espeak-ng's voices (measured): the clue is free speech

@@ -15,24 +15,21 @@ from typing import Any
 import numpy as np
 import pytest
 
-from voicehost.asr import SAMPLE_RATE, Audio
-from voicehost.audio_io import (
+from voicehost.ears.audio import SAMPLE_RATE, Audio, AudioError
+from voicehost.ears.microphone import (
     PAUSE_TAIL_SECONDS,
     RETRY_SECONDS,
     STALL_SECONDS,
-    AudioError,
     InputCallback,
     InputStream,
     Microphone,
     MicrophoneLost,
     NoMicrophone,
-    Resampler,
-    file_chunks,
     open_microphone,
-    read_wav,
-    resample,
-    write_wav,
 )
+from voicehost.ears.recordings import file_chunks
+from voicehost.ears.resample import Resampler, resample
+from voicehost.ears.wav import read_wav, write_wav
 
 
 def tone(freq: float, rate: int, seconds: float = 0.5, amplitude: float = 0.5) -> Audio:

@@ -42,12 +42,12 @@ from engine.events import EventType
 from engine.variants import Variants
 from tests.speech_models import whisper_base_dir
 from tests.table import Voice, speak
-from voicehost.asr import SAMPLE_RATE, Audio
-from voicehost.audio_io import CHUNK_SECONDS
-from voicehost.host import Host, State
+from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.ears.loop import ECHO_TAIL_SECONDS, Ears, VoiceLoop, make_ears
+from voicehost.ears.recordings import CHUNK_SECONDS
 from voicehost.mouth import SpeakerMouth, SpeechError, Synthesizer
 from voicehost.prompts import Prompts
-from voicehost.voice import ECHO_TAIL_SECONDS, Ears, VoiceLoop, make_ears
+from voicehost.referee.host import Host, State
 
 BOARDS = Path(__file__).resolve().parent / "boards"
 ECHO_DB = -20.0

@@ -12,7 +12,7 @@ import pytest
 from engine.board import DUET_PAIRS, Board, deal_competitive, deal_duet
 from engine.errors import BoardError
 from engine.lang import Lang
-from engine.model import GRID_5X4, GRID_5X5, Edition, Identity, Side, Team
+from engine.pieces import GRID_5X4, GRID_5X5, Edition, Identity, Side, Team
 
 from .conftest import duet_board
 

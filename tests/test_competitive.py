@@ -20,7 +20,7 @@ from engine.errors import (
     UnknownCard,
 )
 from engine.events import EventType
-from engine.model import Team
+from engine.pieces import Team
 from engine.variants import Variants
 
 

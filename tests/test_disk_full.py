@@ -28,7 +28,7 @@ import pytest
 from engine.lang import Lang
 from voicehost import cli
 from voicehost.prompts import Prompts
-from voicehost.store import load_game
+from voicehost.storage.saves import load_game
 
 from .scripting import ROOT, SCRIPTS, cli_env, lines_text, parse_script, play_command, read_events, run_cli
 
@@ -107,8 +107,9 @@ class FullDisk:
         """Replace io.open, which os.fdopen and Path.open call, for files of the folder opened to write."""
         real_open = io.open
 
-        def opening(file: Any, mode: str = "r", buffering: int = -1, encoding: str | None = None, *args: Any,
-                    **kwargs: Any) -> Any:
+        def opening(
+            file: Any, mode: str = "r", buffering: int = -1, encoding: str | None = None, *args: Any, **kwargs: Any
+        ) -> Any:
             if not any(flag in mode for flag in "wax+") or not self._ours(file):
                 return real_open(file, mode, buffering, encoding, *args, **kwargs)
             binary = mode.replace("t", "").replace("b", "") + "b"
@@ -168,8 +169,15 @@ def play_in_process(script_args: list[str], stdin: Any, folder: Path) -> tuple[i
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             code = cli.main(
-                ["play", "--text", *script_args, "--save", str(folder / "save.json"), "--events",
-                 str(folder / "events.jsonl")]
+                [
+                    "play",
+                    "--text",
+                    *script_args,
+                    "--save",
+                    str(folder / "save.json"),
+                    "--events",
+                    str(folder / "events.jsonl"),
+                ]
             )
     finally:
         sys.stdin = saved_stdin

@@ -20,7 +20,7 @@ from engine.competitive import CompetitiveGame
 from engine.duet import DuetGame
 from engine.editions import AnyGame
 from engine.lang import Lang
-from engine.model import Edition, Identity, Side
+from engine.pieces import Edition, Identity, Side
 from voicehost.display.demo import mid_game
 from voicehost.display.screenshots import CHROMIUM, chromium, emulate, wait_for
 from voicehost.display.web import WebDisplay

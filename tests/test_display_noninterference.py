@@ -20,11 +20,11 @@ from engine.duet import DuetGame
 from engine.editions import AnyGame, new_game
 from engine.events import Event
 from engine.lang import Lang
-from engine.model import Edition, Identity, Side
-from voicehost.announcer import Announcer
+from engine.pieces import Edition, Identity, Side
 from voicehost.display.demo import deal
 from voicehost.display.web import WebDisplay
 from voicehost.prompts import Prompts
+from voicehost.referee.announcer import Announcer
 
 from .display_support import PUBLIC_PATHS, EventStream, raw_get
 

@@ -13,7 +13,7 @@ from engine.competitive import CompetitiveGame
 from engine.duet import DuetGame
 from engine.editions import new_game
 from engine.lang import Lang
-from engine.model import Edition, Identity, Side, Team
+from engine.pieces import Edition, Identity, Side, Team
 from engine.variants import Variants
 from voicehost.display import NoDisplay, TerminalDisplay, make_display, public_state
 from voicehost.display.demo import deal, mid_game

@@ -13,7 +13,7 @@ import pytest
 from engine.competitive import CompetitiveGame
 from engine.editions import new_game
 from engine.lang import Lang
-from engine.model import Edition, Identity
+from engine.pieces import Edition, Identity
 from voicehost.display import DisplayError, WebDisplay, make_display
 from voicehost.display.demo import deal, mid_game
 from voicehost.display.tokens import VIEWERS

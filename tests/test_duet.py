@@ -7,7 +7,7 @@ import pytest
 from engine.duet import DuetGame
 from engine.editions import new_game, replay
 from engine.errors import CardAlreadyCovered, CardAlreadyMarked, NotAllowedInThisGame, NotYourTurn
-from engine.model import Side
+from engine.pieces import Side
 from engine.variants import Variants
 
 from .conftest import DUET_EXAMPLE_PAIRS, duet_board

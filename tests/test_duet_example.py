@@ -5,7 +5,7 @@ from __future__ import annotations
 from engine.duet import DuetGame
 from engine.editions import new_game, replay
 from engine.events import EventType
-from engine.model import Side
+from engine.pieces import Side
 
 from .conftest import duet_board
 

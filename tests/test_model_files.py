@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from voicehost.models import models_dir
+from voicehost.speech_models import models_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -40,12 +40,12 @@ def no_network(host, *args, **kwargs):
 socket.getaddrinfo = no_network
 try:
     from engine.lang import Lang
-    from voicehost.asr import Context
+    from voicehost.ears.context import Context
     if engine == "whisper":
-        from voicehost.asr.whisper_engine import WhisperRecognizer
+        from voicehost.ears.recognizers.whisper import WhisperRecognizer
         recognizer = WhisperRecognizer(folder)
     else:
-        from voicehost.asr.vosk_engine import VoskRecognizer
+        from voicehost.ears.recognizers.vosk.recognizer import VoskRecognizer
         recognizer = VoskRecognizer(folder)
     noise = (np.random.default_rng(0).uniform(-1, 1, 16000) * 0.1).astype(np.float32)
     heard = recognizer.recognize(noise, Context(Lang.EN, False))
@@ -196,7 +196,7 @@ def test_a_broken_model_is_a_model_error_that_says_how_to_fix_it(
     assert result is not None, outcome.describe()
     assert result["reached"] == [], f"the loader went for the network: {result['reached']}"
     assert not result["loaded"], f"a {case} model loaded and heard noise as {result.get('heard')!r}"
-    assert result["class"] == "voicehost.models.ModelError", outcome.describe()
+    assert result["class"] == "voicehost.speech_models.ModelError", outcome.describe()
     message = result["message"]
     assert engine in message.lower(), f"which model? {message}"
     assert MODEL_FOLDERS[engine] in message, f"where? {message}"

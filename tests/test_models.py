@@ -16,19 +16,19 @@ import zipfile
 from collections import Counter
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
 
 from voicehost import cli
-from voicehost.models import (
+from voicehost.speech_models import (
     MARKER,
     Manifest,
     ModelError,
     ModelSpec,
     check_files,
+    checkout_models_dir,
     install,
     installed_path,
     models_dir,
@@ -444,7 +444,8 @@ def test_models_dir_honours_the_environment(monkeypatch: pytest.MonkeyPatch, tmp
 def test_models_dir_without_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("VOICEHOST_MODELS")
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    project = Path(str(resources.files("models")))
+    project = checkout_models_dir()
+    assert project is not None and project.name == "models" and (project.parent / "pyproject.toml").is_file()
     expected = project if os.access(project, os.W_OK) else tmp_path / "data" / "voicehost" / "models"
     assert models_dir() == expected
 

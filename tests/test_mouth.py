@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 from engine.lang import Lang
-from voicehost.asr import SAMPLE_RATE, Audio
-from voicehost.audio_io import PAUSE_TAIL_SECONDS, InputCallback, Microphone, read_wav
+from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.ears.microphone import PAUSE_TAIL_SECONDS, InputCallback, Microphone
+from voicehost.ears.wav import read_wav
 from voicehost.mouth import GAP_SECONDS, FileMouth, Output, SpeakerMouth, SpeechError, Synthesizer
 
 pyttsx3 = pytest.importorskip("pyttsx3")

@@ -12,7 +12,9 @@ from engine.lang import Lang
 
 
 def flat(lang: Lang) -> dict[str, str]:
-    data = tomllib.loads(resources.files("prompts").joinpath(f"{lang.value}.toml").read_text(encoding="utf-8"))
+    data = tomllib.loads(
+        resources.files("voicehost.prompts").joinpath(f"{lang.value}.toml").read_text(encoding="utf-8")
+    )
     return {f"{table}.{key}": value for table, items in data.items() for key, value in items.items()}
 
 

@@ -16,7 +16,7 @@ from engine.errors import GameError
 from engine.events import EventType
 from engine.game import Phase
 from engine.lang import Lang
-from engine.model import GRID_5X4, GRID_5X5, Edition, Side
+from engine.pieces import GRID_5X4, GRID_5X5, Edition, Side
 from engine.variants import Variants
 
 WORDS = [f"W{i:02d}" for i in range(80)]

@@ -14,12 +14,12 @@ from engine.board import deal_duet
 from engine.editions import new_game
 from engine.lang import Lang
 from engine.missions import Campaign
-from engine.model import Side
+from engine.pieces import Side
 from engine.variants import Variants
-from voicehost import store
-from voicehost.campaigns import load_campaign, save_campaign
-from voicehost.session import Session
-from voicehost.store import EventLog, SaveError, load_game, save_game
+from voicehost.storage import saves as store
+from voicehost.storage.campaigns import load_campaign, save_campaign
+from voicehost.storage.saves import EventLog, SaveError, load_game, save_game
+from voicehost.storage.session import Session
 
 from .conftest import CLASSIC_SPEC, competitive_board
 
@@ -75,7 +75,7 @@ def test_a_full_disk_warns_once_and_the_game_goes_on(tmp_path: Path, monkeypatch
     def full(*args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("voicehost.session.save_game", full)
+    monkeypatch.setattr("voicehost.storage.session.save_game", full)
     session(game, game.events)
     session(game, game.give_clue("pão", 1))  # type: ignore[call-arg]
     assert warnings == ["No space left on device"]

@@ -8,7 +8,7 @@ import threading
 import time
 from pathlib import Path
 
-from voicehost.timer import SandTimer
+from voicehost.referee.timer import SandTimer
 
 
 class FakeClock:
@@ -73,9 +73,26 @@ def test_the_timer_speaks_while_the_host_waits_and_can_end_the_turn(tmp_path: Pa
     """Real time, real process: a 6-second timer with the house rule ends the guessing on its own."""
     board = Path(__file__).parent / "boards" / "classic-en.json"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "voicehost.cli", "play", "--text", "--board", str(board), "--timer", "6",
-         "--timer-ends-turn", "--save", str(tmp_path / "s.json"), "--events", str(tmp_path / "e.jsonl")],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "voicehost.cli",
+            "play",
+            "--text",
+            "--board",
+            str(board),
+            "--timer",
+            "6",
+            "--timer-ends-turn",
+            "--save",
+            str(tmp_path / "s.json"),
+            "--events",
+            str(tmp_path / "e.jsonl"),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     assert proc.stdin is not None and proc.stdout is not None
     lines = [proc.stdout.readline()]

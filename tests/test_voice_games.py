@@ -22,10 +22,11 @@ from engine.editions import AnyGame, new_game
 from engine.variants import Variants
 from tests.speech_models import whisper_base_dir
 from tests.table import Table, Voice
-from voicehost.audio_io import file_chunks, read_wav, write_wav
-from voicehost.host import Host
+from voicehost.ears.loop import Ears, VoiceLoop, make_ears
+from voicehost.ears.recordings import file_chunks
+from voicehost.ears.wav import read_wav, write_wav
 from voicehost.prompts import Prompts
-from voicehost.voice import Ears, VoiceLoop, make_ears
+from voicehost.referee.host import Host
 
 ROOT = Path(__file__).resolve().parent.parent
 BOARDS = ROOT / "tests" / "boards"

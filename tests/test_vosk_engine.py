@@ -32,14 +32,22 @@ from bench.corpus import board as bench_board
 from engine.decks import picture_names, words
 from engine.editions import new_game
 from engine.lang import Lang
-from voicehost.asr import SAMPLE_RATE, Audio, Context, Heard, deck_fillers
-from voicehost.asr.voice_check import NOT_SPEECH_CONFIDENCE, sounds_like_a_voice, speech_evidence
-from voicehost.asr.vosk_endpoint import CONTINUATION_SILENCE_MS, ENDPOINT_SILENCE_MS
-from voicehost.asr.vosk_engine import FILLER_CONFIDENCE, KEYWORD_REPEATS, WARM_UP_SECONDS, VoskRecognizer, to_pcm16
-from voicehost.diagnose import context_for
-from voicehost.host import Host
-from voicehost.models import Manifest, ModelError, install
+from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.ears.context import Context, deck_fillers
+from voicehost.ears.heard import Heard
+from voicehost.ears.judge import context_for
+from voicehost.ears.recognizers.vosk.endpoint import CONTINUATION_SILENCE_MS, ENDPOINT_SILENCE_MS
+from voicehost.ears.recognizers.vosk.recognizer import (
+    FILLER_CONFIDENCE,
+    KEYWORD_REPEATS,
+    WARM_UP_SECONDS,
+    VoskRecognizer,
+    to_pcm16,
+)
+from voicehost.ears.voice_check import NOT_SPEECH_CONFIDENCE, sounds_like_a_voice, speech_evidence
 from voicehost.prompts import Prompts
+from voicehost.referee.host import Host
+from voicehost.speech_models import Manifest, ModelError, install
 from voicehost.understanding import LOW_ASR_CONFIDENCE
 
 NOUNS = ("고양이", "자동차", "병원", "지하철", "피아노", "운동장", "코끼리", "도서관")
@@ -272,7 +280,7 @@ def test_fillers_go_into_the_grammar_weighing_less_than_a_card(
     assert json.loads(grammar.without_fillers.to_json()) == list(grammar.without_fillers.phrases)
     plain = recognizer.grammar_for(guessing(*NOUNS[:4]))  # without fillers: as before, each phrase once
     assert plain is not None and json.loads(plain.to_json()) == [*NOUNS[:4], "<UNK>"]
-    monkeypatch.setattr("voicehost.asr.vosk_engine.MAX_FILLERS", 10)
+    monkeypatch.setattr("voicehost.ears.recognizers.vosk.recognizer.MAX_FILLERS", 10)
     few = with_fillers(*NOUNS[:3])
     spread = recognizer.grammar_for(few)
     del recognizer._grammars[few]  # not cached for the tests that follow

@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 from engine.board import Board
-from voicehost.asr import SAMPLE_RATE, Audio
-from voicehost.audio_io import read_wav
-from voicehost.diagnose import judge
+from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.ears.judge import judge
+from voicehost.ears.wav import read_wav
 
 from .speech_models import whisper_base_dir
 
@@ -30,7 +30,7 @@ BOARDS = ROOT / "tests" / "boards"
 
 @pytest.fixture(scope="module")
 def whisper() -> object:
-    from voicehost.asr.whisper_engine import WhisperRecognizer
+    from voicehost.ears.recognizers.whisper import WhisperRecognizer
 
     return WhisperRecognizer(whisper_base_dir())
 

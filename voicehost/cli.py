@@ -18,13 +18,13 @@ from engine.editions import AnyGame, new_game
 from engine.errors import BoardError, GameError
 from engine.events import Event
 from engine.lang import Lang
-from engine.model import GRID_5X4, GRID_5X5, Edition, Side, Team
+from engine.pieces import GRID_5X4, GRID_5X5, Edition, Side, Team
 from engine.variants import HouseRules, Variants
-from voicehost.campaigns import load_campaign
 from voicehost.devices import DeviceError
 from voicehost.display import Display, DisplayError, make_display
-from voicehost.host import Host, HostSettings
-from voicehost.models import (
+from voicehost.prompts import Prompts
+from voicehost.referee.host import Host, HostSettings
+from voicehost.speech_models import (
     MARKER,
     Manifest,
     ModelError,
@@ -35,9 +35,9 @@ from voicehost.models import (
     require,
     text_progress,
 )
-from voicehost.prompts import Prompts
-from voicehost.session import Session
-from voicehost.store import SaveError, default_save_path, load_game
+from voicehost.storage.campaigns import load_campaign
+from voicehost.storage.saves import SaveError, default_save_path, load_game
+from voicehost.storage.session import Session
 from voicehost.voice_mode import Voice
 
 EXIT_OK, EXIT_GAME_ERROR, EXIT_USAGE = 0, 1, 2
@@ -401,10 +401,10 @@ def command_key(args: argparse.Namespace) -> int:
 
 
 def command_hear(args: argparse.Namespace) -> int:
-    from voicehost.audio_io import AudioError
     from voicehost.devices import choose_engine, microphone_chunks
-    from voicehost.diagnose import context_for, judge_files, read
-    from voicehost.voice import _make_vosk, _make_whisper, make_ears
+    from voicehost.ears.audio import AudioError
+    from voicehost.ears.judge import context_for, judge_files, read
+    from voicehost.ears.loop import _make_vosk, _make_whisper, make_ears
 
     if not args.wavs and not args.mic:
         raise UserError("give one or more WAV files, or --mic")

@@ -13,18 +13,11 @@ from pathlib import Path
 from typing import IO, Any
 
 from engine.lang import Lang
-from voicehost.asr import Audio
-from voicehost.audio_io import (
-    NO_MICROPHONE_ADVICE,
-    AudioError,
-    Microphone,
-    MicrophoneLost,
-    NoMicrophone,
-    file_chunks,
-    open_microphone,
-)
-from voicehost.models import Manifest, ModelError, installed_path, require
+from voicehost.ears.audio import Audio, AudioError
+from voicehost.ears.microphone import NO_MICROPHONE_ADVICE, Microphone, MicrophoneLost, NoMicrophone, open_microphone
+from voicehost.ears.recordings import file_chunks
 from voicehost.mouth import FileMouth, SpeakerMouth, SpeechError, Synthesizer
+from voicehost.speech_models import Manifest, ModelError, installed_path, require
 
 DEFAULT_ENGINE = "vosk"
 
@@ -76,7 +69,7 @@ def microphone_chunks(
 def recording_chunks(path: Path, realtime: bool) -> Iterator[Audio]:
     """--audio-in: the recording, checked before the game starts."""
     try:
-        from voicehost.audio_io import read_wav
+        from voicehost.ears.wav import read_wav
 
         read_wav(path)
     except (AudioError, OSError) as exc:

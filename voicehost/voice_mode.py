@@ -9,12 +9,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.lang import Lang
-from voicehost.asr import Audio
-from voicehost.audio_io import Microphone, MicrophoneLost
 from voicehost.devices import DeviceError, choose_engine, make_mouth, microphone_chunks, recording_chunks
-from voicehost.host import Host
+from voicehost.ears.audio import Audio
+from voicehost.ears.loop import Ears, VoiceLoop, make_ears
+from voicehost.ears.microphone import Microphone, MicrophoneLost
 from voicehost.prompts import Prompts
-from voicehost.voice import Ears, VoiceLoop, make_ears
+from voicehost.referee.host import Host
 
 
 @dataclass

@@ -15,9 +15,9 @@ from engine.duet import DuetGame
 from engine.editions import AnyGame, new_game
 from engine.events import Event
 from engine.lang import Lang
-from engine.model import Edition, Identity, Side
-from voicehost.announcer import Announcer
+from engine.pieces import Edition, Identity, Side
 from voicehost.prompts import Prompts
+from voicehost.referee.announcer import Announcer
 
 
 def deal(edition: Edition, lang: Lang = Lang.EN, seed: int = 7) -> Board:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from engine.lang import Lang
-from engine.model import Edition
+from engine.pieces import Edition
 from voicehost.display.demo import mid_game
 from voicehost.display.web import WebDisplay
 from voicehost.prompts import Prompts

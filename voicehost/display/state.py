@@ -19,7 +19,7 @@ from engine.editions import AnyGame
 from engine.events import EventType
 from engine.lang import Lang
 from engine.missions import mission
-from engine.model import Clue, Edition, EndReason, Identity, Side, Team
+from engine.pieces import Clue, Edition, EndReason, Identity, Side, Team
 
 Card = dict[str, Any]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.model import Team
+from engine.pieces import Team
 from voicehost.prompts import Prompts
 
 View = dict[str, Any]

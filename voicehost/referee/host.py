@@ -22,11 +22,11 @@ from engine.errors import GameError
 from engine.events import Event
 from engine.game import Phase
 from engine.legality import ClueRuling, Verdict
-from engine.model import Side
-from voicehost.announcer import Announcer
-from voicehost.asr import Context, make_context
+from engine.pieces import Side
+from voicehost.ears.context import Context, make_context
 from voicehost.prompts import Prompts
-from voicehost.timer import SandTimer
+from voicehost.referee.announcer import Announcer
+from voicehost.referee.timer import SandTimer
 from voicehost.understanding import Action, Command, Intent, Understanding, understand
 from voicehost.understanding import Phase as Listening
 
@@ -52,8 +52,15 @@ class State(Enum):
 
 
 YES_NO_STATES = frozenset(
-    {State.CONFIRM_GUESS, State.CONFIRM_CLUE, State.CONFIRM_UNDO, State.CONFIRM_NEW_GAME, State.CONFIRM_QUIT,
-     State.CONFIRM_COMMAND, State.CONFIRM_HEARD_CLUE}
+    {
+        State.CONFIRM_GUESS,
+        State.CONFIRM_CLUE,
+        State.CONFIRM_UNDO,
+        State.CONFIRM_NEW_GAME,
+        State.CONFIRM_QUIT,
+        State.CONFIRM_COMMAND,
+        State.CONFIRM_HEARD_CLUE,
+    }
 )
 GUESSING_PHASES = (Phase.GUESS, Phase.SUDDEN_DEATH, Phase.SIMULATED_TURN)
 ALTERNATIVE_SHARE = 0.1
@@ -61,9 +68,45 @@ ALTERNATIVE_SHARE = 0.1
 
 SIDE_WORDS = {"a": Side.A, "b": Side.B, "be": Side.B, "bi": Side.B, "bê": Side.B, "ei": Side.A}
 SIDE_LEADS = {
-    "jogador", "player", "giocatore", "lado", "side", "lato", "e", "o", "a", "il", "lo", "fui", "eu", "sou",
-    "its", "it", "is", "me", "i", "am", "io", "sono", "ho", "dado", "dato", "gave", "da", "do", "del", "quem",
-    "deu", "foi", "ele", "ela", "lui", "lei", "the", "giocatrice", "jogadora",
+    "jogador",
+    "player",
+    "giocatore",
+    "lado",
+    "side",
+    "lato",
+    "e",
+    "o",
+    "a",
+    "il",
+    "lo",
+    "fui",
+    "eu",
+    "sou",
+    "its",
+    "it",
+    "is",
+    "me",
+    "i",
+    "am",
+    "io",
+    "sono",
+    "ho",
+    "dado",
+    "dato",
+    "gave",
+    "da",
+    "do",
+    "del",
+    "quem",
+    "deu",
+    "foi",
+    "ele",
+    "ela",
+    "lui",
+    "lei",
+    "the",
+    "giocatrice",
+    "jogadora",
 }
 
 
@@ -224,8 +267,9 @@ class Host:
         if self.state is not State.PLAYING and self._answer(heard, side):
             return
         if confirming_guess:  # not one of the offered cards: hear it afresh against the whole table
-            heard = understand(text, phase=listening, cards=game.visible_cards(), lang=game.board.lang,
-                               asr_confidence=confidence)
+            heard = understand(
+                text, phase=listening, cards=game.visible_cards(), lang=game.board.lang, asr_confidence=confidence
+            )
         if heard.intent is Intent.COMMAND and heard.command is not None:
             if heard.action is Action.CONFIRM:
                 self._pending_command = heard.command
@@ -370,7 +414,7 @@ class Host:
         return False
 
     def _side_word(self, text: str) -> Side | None:
-        """"A", "o B", "é o B", "fui eu, o A", "player b": a Duet player naming a side."""
+        """ "A", "o B", "é o B", "fui eu, o A", "player b": a Duet player naming a side."""
         words = [w.strip(".,!?:;'\"") for w in _fold(text).replace("'", " ").split()]
         words = [w for w in words if w]
         if not words or words[-1] not in SIDE_WORDS or len(words) > 5:
@@ -650,7 +694,7 @@ class Host:
             if game.variants.coop:
                 own = game.players_team
                 return self.t("info.score_coop", own=game.agents_left(own), enemy=game.agents_left(own.other))
-            from engine.model import Team
+            from engine.pieces import Team
 
             return self.t("info.score", red=game.agents_left(Team.RED), blue=game.agents_left(Team.BLUE))
         if game.variants.mission:

@@ -14,7 +14,7 @@ from engine.editions import AnyGame
 from engine.events import Event, EventType
 from engine.game import Phase
 from engine.missions import mission
-from engine.model import Edition, Side, Team
+from engine.pieces import Edition, Side, Team
 from voicehost.prompts import Prompts
 
 

@@ -18,8 +18,10 @@ from typing import IO, TYPE_CHECKING, Final, Protocol
 
 import numpy as np
 
-from voicehost.asr import SAMPLE_RATE, Audio, Context, ContextSource, Heard, Recognizer, StreamingRecognizer
-from voicehost.host import Host
+from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.ears.context import Context
+from voicehost.ears.heard import ContextSource, Heard, Recognizer, StreamingRecognizer
+from voicehost.referee.host import Host
 from voicehost.understanding import Command, Intent, understand
 from voicehost.understanding import Phase as Listening
 
@@ -39,7 +41,7 @@ VOSK_ENDPOINT_SECONDS: Final = 0.5
 SECONDS_PER_WORD: Final = 0.5
 
 if TYPE_CHECKING:
-    from voicehost.vad import Segmenter
+    from voicehost.ears.vad import Segmenter
 
 
 class Ears(Protocol):
@@ -66,7 +68,7 @@ class SegmentedEars:
 
     def utterances(self, chunks: Iterable[Audio], context: ContextSource) -> Iterator[Heard]:
         if self._segmenter is None:
-            from voicehost.vad import Segmenter
+            from voicehost.ears.vad import Segmenter
 
             self._segmenter = Segmenter()
         for utterance in self._segmenter.utterances(chunks, talking=lambda: context().over_host):
@@ -99,13 +101,13 @@ class StreamingEars:
 
 
 def _make_whisper(model_dir: Path) -> Recognizer:
-    from voicehost.asr.whisper_engine import WhisperRecognizer
+    from voicehost.ears.recognizers.whisper import WhisperRecognizer
 
     return WhisperRecognizer(model_dir)
 
 
 def _make_vosk(model_dir: Path) -> StreamingRecognizer:
-    from voicehost.asr.vosk_engine import VoskRecognizer
+    from voicehost.ears.recognizers.vosk.recognizer import VoskRecognizer
 
     return VoskRecognizer(model_dir)
 

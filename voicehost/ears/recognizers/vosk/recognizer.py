@@ -57,10 +57,12 @@ from typing import Any, Final
 
 import numpy as np
 
-from voicehost.asr import SAMPLE_RATE, Audio, Context, ContextSource, Heard
-from voicehost.asr.voice_check import NOT_SPEECH_CONFIDENCE, sounds_like_a_voice, speech_evidence
-from voicehost.asr.vosk_endpoint import MAX_REPLAY_S, REPLAY_LEAD_S, _Listening
-from voicehost.models import ModelError
+from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.ears.context import Context
+from voicehost.ears.heard import ContextSource, Heard
+from voicehost.ears.recognizers.vosk.endpoint import MAX_REPLAY_S, REPLAY_LEAD_S, _Listening
+from voicehost.ears.voice_check import NOT_SPEECH_CONFIDENCE, sounds_like_a_voice, speech_evidence
+from voicehost.speech_models import ModelError
 
 logger = logging.getLogger(__name__)
 

@@ -10,8 +10,8 @@ from engine.duet import DuetGame
 from engine.editions import AnyGame
 from engine.events import Event, EventType
 from engine.missions import Campaign
-from voicehost.campaigns import save_campaign
-from voicehost.store import EventLog, save_game
+from voicehost.storage.campaigns import save_campaign
+from voicehost.storage.saves import EventLog, save_game
 
 
 class Session:

@@ -20,11 +20,12 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from voicehost.asr import Audio, ContextSource, Heard
-from voicehost.asr.voice_check import NOT_SPEECH_CONFIDENCE
+from voicehost.ears.audio import Audio
+from voicehost.ears.heard import ContextSource, Heard
+from voicehost.ears.voice_check import NOT_SPEECH_CONFIDENCE
 
 if TYPE_CHECKING:
-    from voicehost.asr.vosk_engine import Grammar, VoskRecognizer
+    from voicehost.ears.recognizers.vosk.recognizer import Grammar, VoskRecognizer
 
 LEVEL_FRAME_S: Final = 0.01
 """The endpointer follows the stream's loudness in 10 ms frames (dB of the mean power)."""
@@ -214,7 +215,7 @@ class _Listening:
 
     def _feed(self, start: int, piece: Audio) -> Iterator[Heard | tuple[int, Audio]]:
         """Feed the decoder, up to where quiet ends the utterance early if it does."""
-        from voicehost.asr.vosk_engine import _ms  # here: vosk_engine imports this module
+        from voicehost.ears.recognizers.vosk.recognizer import _ms  # here: vosk_engine imports this module
 
         wanted = self.context()
         if wanted != self.current and not _partial(self.decoder.kaldi):
@@ -250,7 +251,7 @@ class _Listening:
 
     def _wait(self, start: int, piece: Audio) -> Iterator[Heard | tuple[int, Audio]]:
         """While a cut is held: nothing is fed until the player goes on or CONTINUATION_SILENCE_MS pass."""
-        from voicehost.asr.vosk_engine import _ms  # here: vosk_engine imports this module
+        from voicehost.ears.recognizers.vosk.recognizer import _ms  # here: vosk_engine imports this module
 
         held = self.held
         assert held is not None

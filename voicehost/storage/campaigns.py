@@ -8,7 +8,7 @@ from pathlib import Path
 
 from engine.errors import NotAllowedInThisGame
 from engine.missions import Campaign
-from voicehost.store import write_atomically
+from voicehost.storage.saves import write_atomically
 
 
 def campaigns_path() -> Path:

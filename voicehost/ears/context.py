@@ -1,26 +1,12 @@
-"""Speech recognition behind one small interface, so the host does not care which engine hears.
-
-Engines are adapters around heavy libraries (vosk, faster-whisper) that are imported inside the
-adapter and installed as extras; `make_recognizer` builds one by name, so tests can swap a fake.
-"""
+"""What makes sense to hear now: the host builds it before every utterance, the recognizers read it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
-from typing import Final, Protocol
-
-import numpy as np
-import numpy.typing as npt
 
 from engine.decks import picture_names, words
 from engine.lang import Lang
-
-SAMPLE_RATE: Final = 16000
-"""Every engine here hears 16 kHz mono float32 in [-1, 1]."""
-
-Audio = npt.NDArray[np.float32]
 
 
 @dataclass(frozen=True)
@@ -56,32 +42,3 @@ def make_context(lang: Lang, guessing: bool, cards: tuple[str, ...], answering: 
     phrases = guess_phrases(lang) if guessing else listening_phrases(lang)
     fillers = deck_fillers(lang) if guessing else ()
     return Context(lang, guessing, cards, phrases, answering, fillers=fillers)
-
-
-@dataclass(frozen=True)
-class Heard:
-    """One utterance as the engine understood it, with its confidence (0..1) when the engine has one."""
-
-    text: str
-    confidence: float | None = None
-    decode_ms: float = 0.0
-    alternatives: tuple[tuple[str, float], ...] = field(default=())  # (text, score) runners-up, best first
-    start_s: float | None = None  # where the utterance lies in the audio stream, when known
-    end_s: float | None = None
-
-
-class Recognizer(Protocol):
-    """Turns one utterance of audio into text, given what makes sense now."""
-
-    def recognize(self, audio: Audio, context: Context) -> Heard: ...
-
-
-class StreamingRecognizer(Protocol):
-    """Listens to a stream of audio chunks and yields each utterance as it ends (vosk does its own
-    end-of-speech detection; whisper gets it from a voice activity detector)."""
-
-    def listen(self, chunks: Iterable[Audio], context: ContextSource) -> Iterator[Heard]: ...
-
-
-class ContextSource(Protocol):
-    def __call__(self) -> Context: ...

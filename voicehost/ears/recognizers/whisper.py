@@ -27,8 +27,10 @@ from typing import Any, Final
 import numpy as np
 
 from engine.lang import Lang
-from voicehost.asr import SAMPLE_RATE, Audio, Context, Heard
-from voicehost.models import ModelError, reinstall_advice
+from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.ears.context import Context
+from voicehost.ears.heard import Heard
+from voicehost.speech_models import ModelError, reinstall_advice
 from voicehost.understanding import (
     Action,
     Command,

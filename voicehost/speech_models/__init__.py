@@ -72,7 +72,9 @@ class Manifest:
 
     @classmethod
     def load(cls) -> Manifest:
-        data = json.loads(resources.files("models").joinpath("manifest.json").read_text(encoding="utf-8"))
+        data = json.loads(
+            resources.files("voicehost.speech_models").joinpath("manifest.json").read_text(encoding="utf-8")
+        )
         return cls(tuple(ModelSpec.from_dict(item) for item in data["models"]), data["defaults"])
 
     def get(self, model_id: str) -> ModelSpec:
@@ -88,12 +90,18 @@ class Manifest:
             raise ModelError(f"no {engine} model is known for {lang}") from None
 
 
+def checkout_models_dir() -> Path | None:
+    """The models/ folder of a source checkout (beside pyproject.toml), where `make models` installs."""
+    root = Path(__file__).resolve().parents[2]
+    return root / "models" if (root / "pyproject.toml").is_file() else None
+
+
 def models_dir() -> Path:
-    """$VOICEHOST_MODELS, else the project's models/ folder when writable, else the user's data folder."""
+    """$VOICEHOST_MODELS, else the checkout's models/ folder when writable, else the user's data folder."""
     if os.environ.get("VOICEHOST_MODELS"):
         return Path(os.environ["VOICEHOST_MODELS"])
-    project = Path(str(resources.files("models")))
-    if os.access(project, os.W_OK):
+    project = checkout_models_dir()
+    if project is not None and os.access(project if project.exists() else project.parent, os.W_OK):
         return project
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "voicehost" / "models"

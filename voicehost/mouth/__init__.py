@@ -24,8 +24,10 @@ from typing import IO, Any, Final, Protocol
 import numpy as np
 
 from engine.lang import Lang
-from voicehost.asr import SAMPLE_RATE, Audio
-from voicehost.audio_io import PORTAUDIO_LOCK, AudioError, read_wav, resample, to_pcm16
+from voicehost.ears.audio import SAMPLE_RATE, Audio, AudioError
+from voicehost.ears.resample import resample
+from voicehost.ears.wav import read_wav, to_pcm16
+from voicehost.portaudio import PORTAUDIO_LOCK
 
 VOICE_LANGUAGES: Final[dict[Lang, tuple[str, ...]]] = {
     Lang.PT_BR: ("pt-br",),

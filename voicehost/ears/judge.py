@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from engine.board import Board
-from voicehost.asr import Audio, Context, Heard, Recognizer, make_context
-from voicehost.audio_io import read_wav
+from voicehost.ears.audio import Audio
+from voicehost.ears.context import Context, make_context
+from voicehost.ears.heard import Heard, Recognizer
+from voicehost.ears.wav import read_wav
 from voicehost.understanding import Action, Intent, understand
 from voicehost.understanding import Phase as Listening
 

@@ -35,5 +35,5 @@ class Prompts:
 
 @cache
 def _load(tag: str) -> dict[str, Any]:
-    text = resources.files("prompts").joinpath(f"{tag}.toml").read_text(encoding="utf-8")
+    text = resources.files("voicehost.prompts").joinpath(f"{tag}.toml").read_text(encoding="utf-8")
     return tomllib.loads(text)

@@ -1,0 +1,41 @@
+"""A recording played back as a stream of chunks, as a microphone would deliver it (--audio-in)."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+from typing import Final
+
+from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.ears.wav import read_wav
+
+CHUNK_SECONDS: Final = 0.1
+"""Audio handed to the recognizer at a time: short enough for a snappy end of speech, long enough
+that Python's per-chunk overhead stays negligible."""
+
+
+def file_chunks(
+    path: str | os.PathLike[str],
+    chunk_seconds: float = CHUNK_SECONDS,
+    realtime: bool = False,
+    *,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Iterator[Audio]:
+    """A recording cut into chunks, as a microphone would deliver it (--audio-in).
+
+    realtime=True hands each chunk over when it would have finished being recorded, so timers and
+    end-of-speech delays behave as at a table; False is as fast as possible (tests, benchmarks).
+    """
+    audio = read_wav(path)
+    size = max(1, round(chunk_seconds * SAMPLE_RATE))
+    start = clock()
+    for index, offset in enumerate(range(0, len(audio), size)):
+        chunk = audio[offset : offset + size]
+        if realtime:
+            due = start + (index * size + len(chunk)) / SAMPLE_RATE  # scheduled from the start: no drift
+            delay = due - clock()
+            if delay > 0:
+                sleep(delay)
+        yield chunk
