@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import random
-import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, Final, TypeVar
 
 from engine.errors import BoardError
-from engine.lang import Lang
+from engine.lang import Lang, fold_text
 from engine.pieces import (
     COMPETITIVE_COUNTS,
     GRID_5X4,
@@ -34,13 +32,6 @@ DUET_PAIRS: Final[Counter[tuple[Identity, Identity]]] = Counter(
 DUET_GRID: Final = GRID_5X5
 
 E = TypeVar("E", Team, Side)
-
-
-@lru_cache(maxsize=65536)
-def fold_text(text: str) -> str:
-    """Lowercase without accents: how two spellings of one card are compared."""
-    decomposed = unicodedata.normalize("NFD", text.casefold())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
 @dataclass(frozen=True)

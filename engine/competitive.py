@@ -7,15 +7,18 @@ from typing import Any, Final
 
 from engine.errors import (
     ClueExpected,
+    CoverFirst,
     EmptyClue,
     GuessExpected,
     MustGuessOnce,
-    NotAllowedInThisGame,
+    NobodyGuesses,
+    NotACardToCover,
+    NothingToCover,
+    NotYourTurn,
     NumberOutOfRange,
-    WrongPhase,
 )
 from engine.events import Event, EventType
-from engine.game import BaseState, Game, Phase
+from engine.game import BaseState, Game, Phase, Player
 from engine.pieces import (
     COMPETITIVE_COUNTS,
     Clue,
@@ -65,8 +68,35 @@ class CompetitiveGame(Game[CompetitiveState]):
         assert self.board.starting_team is not None
         return self.board.starting_team
 
-    def is_covered(self, index: int) -> bool:
-        return index in self.state.revealed
+    @property
+    def current_player(self) -> Team:
+        return self.state.team
+
+    def clue_givers(self) -> list[Player]:
+        return [self.team] if self.state.phase is Phase.CLUE else []
+
+    def guessers(self) -> list[Player]:
+        return [self.team] if self.state.phase in (Phase.GUESS, Phase.SUDDEN_DEATH) else []
+
+    def public_identity(self, index: int) -> Identity | None:
+        return self.state.revealed.get(index)  # covered cards only: this map holds nothing else
+
+    def key_for(self, holder: str) -> tuple[Identity, ...]:
+        return self.board.key
+
+    def public_counters(self) -> dict[str, Any]:
+        state = self.state
+        return {
+            "team": self.team.value,
+            "starting_team": self.players_team.value,
+            "guesses_left": self.guesses_left(),
+            "agents_left": {team.value: self.agents_left(team) for team in Team},
+            "agents_total": {team.value: self.agents_total(team) for team in Team},
+            "coop": self.variants.coop,
+            "assassin_ending": self.variants.assassin_ending,
+            "penalty_for": state.penalty_for.value if state.penalty_for else None,
+            "sudden_death": state.sudden_death,
+        }
 
     def agents_total(self, team: Team) -> int:
         counts = COMPETITIVE_COUNTS[self.board.grid]
@@ -86,13 +116,14 @@ class CompetitiveGame(Game[CompetitiveState]):
 
     # ---- actions -------------------------------------------------------------------------
 
-    def give_clue(self, word: str, number: int | None) -> list[Event]:
+    def give_clue(self, word: str, number: int | None, *, by: Player | None = None) -> list[Event]:
         """The spymaster of the team to play says one word and one number (None: unlimited).
 
         Legality is the host's to settle first (`check_clue`, then the opposing spymaster for a
         doubtful one): an accepted clue stands, as the rulebooks say.
         """
         self._require_clue_phase()
+        self._require_team(by)
         word = word.strip()
         if not word:
             raise EmptyClue()
@@ -100,9 +131,12 @@ class CompetitiveGame(Game[CompetitiveState]):
             raise NumberOutOfRange(number=number, low=0, high=MAX_CLUE_NUMBER)
         return [self._emit(EventType.CLUE, by=self.team.value, word=word, number=Clue(word, number).number_value)]
 
-    def reject_clue(self, word: str, reason: str) -> list[Event]:
+    def reject_clue(
+        self, word: str, reason: str, *, number: int | None = None, by: Player | None = None
+    ) -> list[Event]:
         """An invalid clue: with the penalty, the turn ends and the other spymaster may cover one card."""
         self._require_clue_phase()
+        self._require_team(by)
         events = [self._emit(EventType.CLUE_REJECTED, by=self.team.value, word=word.strip(), reason=reason)]
         if self.variants.invalid_clue_penalty:
             events.append(self._end_turn(TurnEndReason.PENALTY))
@@ -111,10 +145,10 @@ class CompetitiveGame(Game[CompetitiveState]):
     def penalty_cover(self, card: str) -> list[Event]:
         """After the other team's invalid clue, this spymaster covers one of their own agents."""
         if self.state.penalty_for is not self.team or self.state.phase is not Phase.CLUE:
-            raise NotAllowedInThisGame(detail="there is no penalty card to cover now")
+            raise NothingToCover()
         index = self.card_index(card)
         if self.board.key[index] is not Identity.of_team(self.team):
-            raise NotAllowedInThisGame(detail=f"only one of {self.team.value}'s own agents can be covered")
+            raise NotACardToCover(card=self.board.cards[index])
         events = [
             self._emit(
                 EventType.COVER,
@@ -130,11 +164,11 @@ class CompetitiveGame(Game[CompetitiveState]):
     def simulated_cover(self, card: str) -> list[Event]:
         """Co-op: the spymaster covers one enemy agent for the simulated team's turn."""
         if self.state.phase is not Phase.SIMULATED_TURN:
-            raise NotAllowedInThisGame(detail="the simulated team is not playing now")
+            raise NothingToCover()
         enemy = self.players_team.other
         index = self.card_index(card)
         if self.board.key[index] is not Identity.of_team(enemy):
-            raise NotAllowedInThisGame(detail=f"the simulated team covers one of its own {enemy.value} agents")
+            raise NotACardToCover(card=self.board.cards[index])
         events = [
             self._emit(
                 EventType.COVER,
@@ -166,13 +200,21 @@ class CompetitiveGame(Game[CompetitiveState]):
         """Cards the simulated team may cover, in board order (the host may pick at random)."""
         return self._uncovered_agents(self.players_team.other)
 
-    def guess(self, card: str) -> list[Event]:
+    def cover(self, card: str) -> list[Event]:
+        """The simulated team's card in its turn; otherwise the penalty card after an invalid clue."""
+        return self.simulated_cover(card) if self.state.phase is Phase.SIMULATED_TURN else self.penalty_cover(card)
+
+    def cover_choices(self) -> list[str]:
+        return self.simulated_choices() if self.state.phase is Phase.SIMULATED_TURN else self.penalty_choices()
+
+    def guess(self, card: str, *, by: Player | None = None) -> list[Event]:
         """An operative touches a card: reveal it and apply what follows."""
         self._require_running()
+        self._require_team(by)
         if self.state.phase is Phase.CLUE:
             raise ClueExpected(by=self.team.value)
         if self.state.phase is not Phase.GUESS:
-            raise WrongPhase(detail="nobody guesses now")
+            raise NobodyGuesses()
         index = self.card_index(card)
         identity = self.board.key[index]
         team = self.team
@@ -224,12 +266,16 @@ class CompetitiveGame(Game[CompetitiveState]):
 
     # ---- consequences --------------------------------------------------------------------
 
+    def _require_team(self, by: Player | None) -> None:
+        if by is not None and by is not self.team:
+            raise NotYourTurn(by=by.value)
+
     def _require_clue_phase(self) -> None:
         self._require_running()
         if self.state.phase is Phase.GUESS or self.state.phase is Phase.SUDDEN_DEATH:
             raise GuessExpected()
         if self.state.phase is Phase.SIMULATED_TURN:
-            raise NotAllowedInThisGame(detail="first cover one card for the simulated team")
+            raise CoverFirst()
 
     def _assassin_found(self, team: Team) -> list[Event]:
         if not self.variants.assassin_ending:

@@ -11,15 +11,20 @@ from engine.errors import (
     EmptyClue,
     GuessExpected,
     MustGuessOnce,
-    NotAllowedInThisGame,
+    NobodyGuesses,
+    NoCluesInSuddenDeath,
+    NothingLeftToFind,
+    NoTurnsInSuddenDeath,
     NotYourTurn,
     NumberOutOfRange,
-    WrongPhase,
+    SayWhoGivesTheClue,
+    SayWhoGuesses,
+    SideIsDone,
 )
 from engine.events import Event, EventType
-from engine.game import BaseState, Game, Phase
+from engine.game import BaseState, Game, Phase, Player
 from engine.missions import mission
-from engine.pieces import Clue, EndReason, Identity, Side, TurnEndReason, Winner
+from engine.pieces import Clue, EndReason, Identity, Side, Team, TurnEndReason, Winner
 
 MAX_DUET_NUMBER: Final = 25
 """Any number goes in Duet (guesses are unlimited anyway); more than the board holds means nothing."""
@@ -43,6 +48,8 @@ class DuetGame(Game[DuetState]):
     """Cooperative: everyone wins when the 15 greens are found before time runs out."""
 
     state_class = DuetState
+    TEAMS = False
+    KEY_HOLDERS = (Side.A.value, Side.B.value)
 
     def _initial_state(self) -> DuetState:
         tokens, mistakes = self.variants.duet_tokens, self.variants.duet_tokens
@@ -67,9 +74,66 @@ class DuetGame(Game[DuetState]):
     def on_mission(self) -> bool:
         return self.variants.mission is not None
 
+    def public_identity(self, index: int) -> Identity | None:
+        """Covered: found green, or marked as a bystander from both sides; and the guess that lost the
+        game (the assassin, or a mistake in sudden death), which was said aloud."""
+        if index in self.state.greens:
+            return Identity.GREEN
+        if len(self.state.marks.get(index, ())) == 2:
+            return Identity.BYSTANDER
+        lost = self._losing_guess()
+        return lost[1] if lost is not None and lost[0] == index else None
+
     def is_covered(self, index: int) -> bool:
-        """Covered: found green, or marked as a bystander from both sides."""
+        """Covered for the rules: a found green, or a bystander from both sides."""
         return index in self.state.greens or len(self.state.marks.get(index, ())) == 2
+
+    def marks(self, index: int) -> tuple[Side, ...]:
+        return tuple(sorted(self.state.marks.get(index, ())))
+
+    def key_for(self, holder: str) -> tuple[Identity, ...]:
+        return self.board.side_key(Side(holder))
+
+    @property
+    def current_player(self) -> Side | None:
+        return self.state.giver
+
+    def clue_givers(self) -> list[Player]:
+        return list(self.next_givers())
+
+    def guessers(self) -> list[Player]:
+        if self.state.phase is Phase.SUDDEN_DEATH:
+            return [side for side in Side if self.has_words_to_find(side)]
+        return [self.guesser] if self.guesser is not None else []
+
+    def public_counters(self) -> dict[str, Any]:
+        state = self.state
+        city = mission(self.variants.mission) if self.variants.mission else None
+        return {
+            "giver": state.giver.value if state.giver else None,
+            "guesser": self.guesser.value if self.guesser else None,
+            "next_givers": [side.value for side in self.next_givers()],
+            "sudden_death_guessers": [side.value for side in Side if side.other not in state.done]
+            if state.sudden_death
+            else [],
+            "tokens_left": state.tokens_left,
+            "tokens_total": city.tokens if city else self.variants.duet_tokens,
+            "mistakes_left": state.mistakes_left if city else None,
+            "greens_found": len(state.greens),
+            "greens_total": GREENS_TO_FIND,
+            "done": sorted(side.value for side in state.done),
+            "sudden_death": state.sudden_death,
+            "mission": city.name(self.board.lang) if city else None,
+        }
+
+    def _losing_guess(self) -> tuple[int, Identity] | None:
+        if self.state.end_reason not in (EndReason.ASSASSIN, EndReason.SUDDEN_DEATH):
+            return None
+        guesses = [event for event in self.events if event.type is EventType.GUESS]
+        if not guesses or guesses[-1]["identity"] == Identity.GREEN.value:
+            return None
+        index = self.board.index_of(guesses[-1]["card"])
+        return None if index is None else (index, Identity(guesses[-1]["identity"]))
 
     def greens_of(self, side: Side) -> set[int]:
         return {i for i, identity in enumerate(self.board.side_key(side)) if identity is Identity.GREEN}
@@ -110,8 +174,9 @@ class DuetGame(Game[DuetState]):
 
     # ---- actions -------------------------------------------------------------------------
 
-    def give_clue(self, by: Side, word: str, number: int | None) -> list[Event]:
+    def give_clue(self, word: str, number: int | None, *, by: Player | None = None) -> list[Event]:
         """`by` gives a clue for the greens on their own side; the partner will guess."""
+        by = self._giver_for(by)
         self._require_clue_phase(by)
         word = word.strip()
         if not word:
@@ -120,8 +185,11 @@ class DuetGame(Game[DuetState]):
             raise NumberOutOfRange(number=number, low=0, high=MAX_DUET_NUMBER)
         return [self._emit(EventType.CLUE, by=by.value, word=word, number=Clue(word, number).number_value)]
 
-    def reject_clue(self, by: Side, word: str, number: int | None, reason: str) -> list[Event]:
+    def reject_clue(
+        self, word: str, reason: str, *, number: int | None = None, by: Player | None = None
+    ) -> list[Event]:
         """Invalid clue: with the penalty, one token leaves the bank and the partner guesses as if valid."""
+        by = self._giver_for(by)
         self._require_clue_phase(by)
         if not self.variants.invalid_clue_penalty:
             return [self._emit(EventType.CLUE_REJECTED, by=by.value, word=word.strip(), reason=reason)]
@@ -131,15 +199,17 @@ class DuetGame(Game[DuetState]):
                 EventType.CLUE_REJECTED, by=by.value, word=word.strip(), reason=reason, **self._bank(tokens, mistakes)
             )
         ]
-        return events + self.give_clue(by, word, number)
+        return events + self.give_clue(word, number, by=by)
 
-    def guess(self, card: str, by: Side | None = None) -> list[Event]:
+    def guess(self, card: str, *, by: Player | None = None) -> list[Event]:
         """A guess, judged on the partner's side of the key. In sudden death `by` says who guesses."""
         self._require_running()
+        if isinstance(by, Team):
+            raise NotYourTurn(by=by.value)
         if self.state.phase is Phase.CLUE:
             names = "/".join(side.value.upper() for side in self.next_givers())
             raise ClueExpected(by=names)
-        guesser = self._guesser_for(by)
+        guesser = self._guesser_for(by if isinstance(by, Side) else None)
         judge = guesser.other
         index = self.card_index(card)
         if judge in self.state.marks.get(index, set()):
@@ -169,7 +239,7 @@ class DuetGame(Game[DuetState]):
         if self.state.phase is Phase.CLUE:
             raise ClueExpected(by="/".join(side.value.upper() for side in self.next_givers()))
         if self.state.phase is Phase.SUDDEN_DEATH:
-            raise NotAllowedInThisGame(detail="in sudden death there are no turns to end: guess or lose")
+            raise NoTurnsInSuddenDeath()
         if self.state.guesses_this_turn == 0:
             raise MustGuessOnce()
         return self._finish_turn(TurnEndReason.PASSED)
@@ -187,18 +257,29 @@ class DuetGame(Game[DuetState]):
 
     # ---- consequences --------------------------------------------------------------------
 
+    def _giver_for(self, by: Player | None) -> Side:
+        """The side giving a clue: the one named, or the only one who may."""
+        if isinstance(by, Side):
+            return by
+        if isinstance(by, Team):
+            raise NotYourTurn(by=by.value)
+        givers = self.next_givers()
+        if not givers:
+            self._require_clue_phase(Side.A)  # not the time for a clue: that phase's own error
+        if len(givers) != 1:
+            raise SayWhoGivesTheClue()
+        return givers[0]
+
     def _require_clue_phase(self, by: Side) -> None:
         self._require_running()
         if self.state.phase is Phase.SUDDEN_DEATH:
-            raise NotAllowedInThisGame(detail="time is up: no more clues, only guesses in sudden death")
+            raise NoCluesInSuddenDeath()
         if self.state.phase is Phase.GUESS:
             raise GuessExpected()
         allowed = self.next_givers()
         if by not in allowed:
             if by in self.state.done:
-                raise NotAllowedInThisGame(
-                    detail=f"all of {by.value.upper()}'s greens are found: {by.other.value.upper()} gives the clues"
-                )
+                raise SideIsDone(side=by.value.upper(), other=by.other.value.upper())
             raise NotYourTurn(by=by.value.upper())
 
     def _guesser_for(self, by: Side | None) -> Side:
@@ -207,12 +288,12 @@ class DuetGame(Game[DuetState]):
             if by is None:
                 if len(able) == 1:
                     return able[0]
-                raise NotAllowedInThisGame(detail="in sudden death, say who is guessing: A or B")
+                raise SayWhoGuesses()
             if by not in able:
-                raise NotAllowedInThisGame(detail=f"{by.value.upper()} has no words left to find")
+                raise NothingLeftToFind(side=by.value.upper())
             return by
         if self.state.phase is not Phase.GUESS or self.state.giver is None:
-            raise WrongPhase(detail="nobody guesses now")
+            raise NobodyGuesses()
         guesser = self.state.giver.other
         if by is not None and by is not guesser:
             raise NotYourTurn(by=by.value.upper())

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final
+from typing import Any, Final
 
 from engine.board import Board
 from engine.competitive import CompetitiveGame
 from engine.duet import DuetGame
 from engine.events import Event
+from engine.game import Game
 from engine.pieces import Edition
 from engine.variants import Variants
 
-AnyGame = CompetitiveGame | DuetGame
+AnyGame = Game[Any]
+"""A game of any edition: callers use the interface every edition shares (see engine.game)."""
 
-GAME_CLASSES: Final[dict[Edition, type[CompetitiveGame] | type[DuetGame]]] = {
+GAME_CLASSES: Final[dict[Edition, type[AnyGame]]] = {
     Edition.CLASSIC: CompetitiveGame,
     Edition.PICTURES: CompetitiveGame,
     Edition.DUET: DuetGame,
@@ -30,6 +32,4 @@ def new_game(board: Board, variants: Variants | None = None) -> AnyGame:
 
 def replay(board: Board, events: Iterable[Event]) -> AnyGame:
     """The game a log describes, rebuilt exactly (see `Game.replay`)."""
-    game = GAME_CLASSES[board.edition].replay(board, events)
-    assert isinstance(game, CompetitiveGame | DuetGame)
-    return game
+    return GAME_CLASSES[board.edition].replay(board, events)

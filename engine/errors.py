@@ -94,6 +94,58 @@ class NotAllowedInThisGame(IllegalAction):
     template = "{detail}"
 
 
+class NobodyGuesses(WrongPhase):
+    key = "nobody_guesses"
+    template = "nobody guesses now"
+
+
+class NoTurnsInSuddenDeath(NotAllowedInThisGame):
+    key = "no_turns_in_sudden_death"
+    template = "in sudden death there are no turns to end: guess or lose"
+
+
+class NoCluesInSuddenDeath(NotAllowedInThisGame):
+    key = "no_clues_in_sudden_death"
+    template = "time is up: no more clues, only guesses in sudden death"
+
+
+class SayWhoGivesTheClue(NotAllowedInThisGame):
+    key = "say_who_gives_the_clue"
+    template = "say who gives the clue: A or B"
+
+
+class SayWhoGuesses(NotAllowedInThisGame):
+    key = "say_who_guesses"
+    template = "in sudden death, say who is guessing: A or B"
+
+
+class SideIsDone(NotAllowedInThisGame):
+    key = "side_is_done"
+    template = "all of {side}'s greens are found: {other} gives the clues"
+
+
+class NothingLeftToFind(NotAllowedInThisGame):
+    key = "nothing_left_to_find"
+    template = "{side} has no words left to find"
+
+
+class NothingToCover(NotAllowedInThisGame):
+    key = "nothing_to_cover"
+    template = "no card can be covered now"
+
+
+class NotACardToCover(NotAllowedInThisGame):
+    """A card named for a penalty or the simulated team that is not one it may cover."""
+
+    key = "not_a_card_to_cover"
+    template = "{card} cannot be covered now"
+
+
+class CoverFirst(NotAllowedInThisGame):
+    key = "cover_first"
+    template = "first cover one card for the simulated team"
+
+
 class NothingToUndo(IllegalAction):
     key = "nothing_to_undo"
     template = "there is no guess to undo"

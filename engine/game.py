@@ -1,4 +1,11 @@
-"""What every edition's game shares: the event log, replay, undo and the clue legality hook.
+"""What every edition's game shares: one action interface, the event log, replay, undo and legality.
+
+As in python-chess's variants, every edition is a subclass with the same actions (`give_clue`,
+`reject_clue`, `guess`, `end_turn`, `cover`, `timer_expired`) and the same queries (`clue_givers`,
+`guessers`, `public_identity`, `key_for`, `public_counters`); class flags (`TEAMS`, `KEY_HOLDERS`)
+and hooks carry what differs, so callers never branch on the edition. A player is a `Team` in the
+competitive editions and a key `Side` in Duet; `by=None` means whoever the rules allow, when only
+one may act.
 
 A game is a fold over its events. Actions validate, decide which events follow, and apply them
 through `_emit`; `replay` applies a saved log through the very same `_apply`, so a resumed game
@@ -13,17 +20,18 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar, Generic, TypeVar
 
-from engine.board import Board, fold_text
+from engine.board import Board
 from engine.errors import (
     CardAlreadyCovered,
     GameIsOver,
     LogError,
+    NothingToCover,
     NothingToUndo,
     UnknownCard,
 )
 from engine.events import Event, EventType
 from engine.legality import ClueRuling, check_clue
-from engine.pieces import Clue, EndReason, Winner
+from engine.pieces import Clue, EndReason, Identity, Side, Team, Winner
 from engine.variants import Variants
 
 
@@ -51,12 +59,18 @@ class BaseState:
 
 
 S = TypeVar("S", bound=BaseState)
+Player = Team | Side
+"""Who acts: a team of the competitive editions, or a Duet player named by the side of the key they see."""
 
 
 class Game(Generic[S]):
-    """Base of the edition games. Subclasses set `state_class` and implement `_apply_event`."""
+    """Base of the edition games. Subclasses set the flags, `state_class` and implement the hooks."""
 
     state_class: ClassVar[type[BaseState]] = BaseState
+    TEAMS: ClassVar[bool] = True
+    """Two teams play against each other (Classic, Pictures); False: two partners (Duet)."""
+    KEY_HOLDERS: ClassVar[tuple[str, ...]] = ("spymasters",)
+    """Who sees a private key: both spymasters share one key card; each Duet player sees one side."""
 
     def __init__(self, board: Board, variants: Variants | None = None) -> None:
         self.board = board
@@ -114,9 +128,6 @@ class Game(Generic[S]):
         """The host's sand timer writes into the same log; the rules ignore these lines."""
         return self._emit(EventType.TIMER, event=what, seconds_left=seconds_left)
 
-    def new_events_since(self, seq: int) -> list[Event]:
-        return self.events[seq:]
-
     # ---- shared actions ------------------------------------------------------------------
 
     def undo(self) -> Event:
@@ -130,7 +141,77 @@ class Game(Generic[S]):
         """Is this clue legal against the cards still visible? Valid, invalid or doubtful."""
         return check_clue(word, self.visible_cards(), self.board.lang, self.variants.house, spelled=spelled)
 
+    # ---- actions every edition answers (hooks) --------------------------------------------
+
+    def give_clue(self, word: str, number: int | None, *, by: Player | None = None) -> list[Event]:
+        """A clue giver says one word and one number (None: unlimited)."""
+        raise NotImplementedError
+
+    def reject_clue(
+        self, word: str, reason: str, *, number: int | None = None, by: Player | None = None
+    ) -> list[Event]:
+        """An invalid clue, with the edition's penalty (`number`: Duet guesses on it anyway)."""
+        raise NotImplementedError
+
+    def guess(self, card: str, *, by: Player | None = None) -> list[Event]:
+        """A guesser touches a card."""
+        raise NotImplementedError
+
+    def end_turn(self) -> list[Event]:
+        """The guessers stop."""
+        raise NotImplementedError
+
+    def timer_expired(self) -> list[Event]:
+        """The sand timer ran out; what follows depends on the house rules."""
+        raise NotImplementedError
+
+    def cover(self, card: str) -> list[Event]:
+        """A card covered without a guess (a penalty, the simulated team's turn); see `cover_choices`."""
+        raise NothingToCover()
+
+    def cover_choices(self) -> list[str]:
+        """The cards `cover` takes now; empty when nothing is to be covered."""
+        return []
+
     # ---- queries -------------------------------------------------------------------------
+
+    def clue_givers(self) -> list[Player]:
+        """Who may give the next clue now (empty while nobody may)."""
+        raise NotImplementedError
+
+    def guessers(self) -> list[Player]:
+        """Who may guess now (two Duet players in sudden death; empty while nobody may)."""
+        raise NotImplementedError
+
+    @property
+    def current_player(self) -> Player | None:
+        """Whose turn it is: the team to play, or the Duet player who gave the clue."""
+        raise NotImplementedError
+
+    def guesses_left(self) -> int | None:
+        """Guesses left on this clue; None when the clue does not limit them."""
+        return None
+
+    def public_identity(self, index: int) -> Identity | None:
+        """The identity a covered card shows the whole table; None while it is uncovered."""
+        raise NotImplementedError
+
+    def marks(self, index: int) -> tuple[Side, ...]:
+        """The sides from which a card is known to be a bystander without being covered (Duet)."""
+        return ()
+
+    def key_for(self, holder: str) -> tuple[Identity, ...]:
+        """The key one of `KEY_HOLDERS` sees, card by card."""
+        raise NotImplementedError
+
+    def public_counters(self) -> dict[str, Any]:
+        """The counters the whole table may know (agents or greens left, tokens, whose turn)."""
+        raise NotImplementedError
+
+    def covered_cards(self) -> list[tuple[int, Identity]]:
+        """Every covered card with the identity the table sees, in board order."""
+        found = [(index, self.public_identity(index)) for index in range(len(self.board.cards))]
+        return [(index, identity) for index, identity in found if identity is not None]
 
     @property
     def over(self) -> bool:
@@ -177,11 +258,7 @@ class Game(Generic[S]):
         return {}
 
     def is_covered(self, index: int) -> bool:
-        raise NotImplementedError
+        return self.public_identity(index) is not None
 
     def _apply_event(self, event: Event) -> None:
         raise NotImplementedError
-
-
-def same_card(a: str, b: str) -> bool:
-    return fold_text(a) == fold_text(b)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import unicodedata
 from enum import StrEnum
+from functools import lru_cache
 
 
 class Lang(StrEnum):
@@ -30,3 +32,11 @@ class Lang(StrEnum):
             return aliases[wanted]
         known = ", ".join(lang.value for lang in cls)
         raise ValueError(f"unknown language {text!r}: choose one of {known}")
+
+
+@lru_cache(maxsize=65536)
+def fold_text(text: str) -> str:
+    """Lowercase without accents: how two spellings of one word are compared (players and recognizers
+    drop or misplace accents)."""
+    decomposed = unicodedata.normalize("NFD", text.casefold())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))

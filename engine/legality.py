@@ -18,8 +18,7 @@ from typing import Final
 
 import snowballstemmer
 
-from engine.board import fold_text
-from engine.lang import Lang
+from engine.lang import Lang, fold_text
 from engine.variants import HouseRules
 
 MIN_STEM: Final = 3

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 import pytest
+from hypothesis import settings
 
 from engine.board import Board
 from engine.lang import Lang
 from engine.pieces import GRID_5X4, GRID_5X5, Edition, Identity, Side, Team
+
+# The same commit gives the same result every time: hypothesis draws its examples from a fixed seed
+# and keeps no database of earlier failures between runs. `HYPOTHESIS_PROFILE=explore` searches afresh.
+settings.register_profile("repeatable", derandomize=True, database=None, print_blob=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 DUET_EXAMPLE_CARDS = [
     "MANTEIGA",

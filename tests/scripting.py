@@ -194,7 +194,7 @@ class Step:
 
     lines: int
     events: int
-    state: str  # the host's State name: PLAYING when no question of its own is pending
+    question: str | None  # the host's pending question (its class name), None when it asked nothing
     chosen_side: str | None  # Duet: a side named for the next clue or guess, kept only in memory
 
 
@@ -214,9 +214,10 @@ def probe(script: Script, workdir: Path) -> tuple[list[Step], Run]:
     original = Host.hear
 
     def note(host: Host, lines: int) -> None:
-        chosen = getattr(host, "_chosen_side", None)  # kept in memory only: a cut must not fall while it is set
+        chosen = host.chosen_side  # kept in memory only: a cut must not fall while it is set
         side = chosen.value if chosen is not None else None
-        steps.append(Step(lines, event_lines(events), host.state.name, side))
+        question = type(host.question).__name__ if host.question is not None else None
+        steps.append(Step(lines, event_lines(events), question, side))
 
     def hear(self: Host, *args: Any, **kwargs: Any) -> None:
         if not steps:

@@ -25,7 +25,8 @@ from engine.lang import Lang
 from voicehost.ears.audio import SAMPLE_RATE, Audio
 from voicehost.ears.recordings import CHUNK_SECONDS
 from voicehost.ears.wav import read_wav
-from voicehost.referee.host import Host, PendingClue, State
+from voicehost.referee.host import Host, PendingClue
+from voicehost.referee.questions import ConfirmCommand, ConfirmGuess
 from voicehost.understanding import normalize
 
 CLUE_WORDS = {  # words whisper base transcribes from espeak-ng's voices (measured): the clue is free speech
@@ -185,7 +186,7 @@ class Table:
                     self.tally.wrong_reveals.append(f"{revealed[0]} for {card}")
                 return True
             self.tally.asks += 1
-            if self.host.state is State.CONFIRM_GUESS:
+            if isinstance(self.host.question, ConfirmGuess):
                 to_say = self._answer(card, self.host.pending_candidates)
             else:
                 to_say = card.lower()
@@ -216,9 +217,11 @@ class Table:
                 if done({event.type for event in game.events[before:]}):
                     return True
                 self.tally.asks += 1
-                if self.host.state is State.PLAYING:
+                if self.host.question is None:
                     break  # not understood: say it again
-                right = self.host.state is State.CONFIRM_COMMAND or self._is_meant(self.host.pending_clue, clue_word)
+                right = isinstance(self.host.question, ConfirmCommand) or self._is_meant(
+                    self.host.pending_clue, clue_word
+                )
                 yield from self._say(YES[self.family] if right else NO[self.family])
         self.tally.failures.append(f"never understood {text!r}")
         return False

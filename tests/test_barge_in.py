@@ -47,7 +47,8 @@ from voicehost.ears.loop import ECHO_TAIL_SECONDS, Ears, VoiceLoop, make_ears
 from voicehost.ears.recordings import CHUNK_SECONDS
 from voicehost.mouth import SpeakerMouth, SpeechError, Synthesizer
 from voicehost.prompts import Prompts
-from voicehost.referee.host import Host, State
+from voicehost.referee.host import Host
+from voicehost.referee.questions import ConfirmGuess, Question
 
 BOARDS = Path(__file__).resolve().parent / "boards"
 ECHO_DB = -20.0
@@ -270,13 +271,13 @@ def test_stop_over_the_hosts_own_voice(case: Case, ears: Ears) -> None:
     )
     # nothing of the host's own voice was taken as a move: until the card, no event, no question, no answer
     until_card = [(events, state) for at, events, state in handled if at < player.said["card"]]
-    assert all(events == before and state is State.PLAYING for events, state in until_card), until_card
+    assert all(events == before and question is None for events, question in until_card), until_card
     assert lines.said[: player.lines_at_card] == lines.said[:1], "the host answered its own echo"
     # listening resumed at once: the card said after the tail reached the host, and nothing else did
     guesses = [event["card"] for event in game.events[before:] if event.type is EventType.GUESS]
     others = [event.type.value for event in game.events[before:] if event.type is not EventType.GUESS]
     assert guesses in ([], [case.card]), f"a card nobody named was revealed: {guesses}"
-    asked = host.state is State.CONFIRM_GUESS and case.card in host.pending_candidates
+    asked = isinstance(host.question, ConfirmGuess) and case.card in host.pending_candidates
     assert guesses == [case.card] or asked, f"the card never reached the host: {lines.said[1:]}"
     assert set(others) <= {"turn_ended"}, others
     assert guesses or not others, "the turn ended with no guess"
@@ -290,14 +291,14 @@ class Lines(io.StringIO):
         return self.getvalue().splitlines()
 
 
-def _watch_hearing(host: Host) -> list[tuple[float, int, State]]:
+def _watch_hearing(host: Host) -> list[tuple[float, int, Question | None]]:
     """(when, events in the game, host state) after each utterance the host is given."""
-    handled: list[tuple[float, int, State]] = []
+    handled: list[tuple[float, int, Question | None]] = []
     hear = host.hear
 
     def noted(*args: Any, **kwargs: Any) -> None:
         hear(*args, **kwargs)
-        handled.append((time.monotonic(), len(host.game.events), host.state))
+        handled.append((time.monotonic(), len(host.game.events), host.question))
 
     host.hear = noted  # type: ignore[method-assign]
     return handled

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.board import fold_text
 from engine.decks import emoji_for, picture_names, pictures, words
-from engine.lang import Lang
+from engine.lang import Lang, fold_text
 from engine.legality import Verdict, check_clue
 
 

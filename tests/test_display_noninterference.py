@@ -24,7 +24,7 @@ from engine.pieces import Edition, Identity, Side
 from voicehost.display.demo import deal
 from voicehost.display.web import WebDisplay
 from voicehost.prompts import Prompts
-from voicehost.referee.announcer import Announcer
+from voicehost.referee.announcer import announcer_for
 
 from .display_support import PUBLIC_PATHS, EventStream, raw_get
 
@@ -79,15 +79,15 @@ def duet_script(board: Board) -> list[Action]:
         return act
 
     return [
-        lambda g: g.give_clue(Side.A, "ALPHA", 2),  # type: ignore[call-arg]
+        lambda g: g.give_clue("ALPHA", 2, by=Side.A),  # type: ignore[call-arg]
         guess(Side.A, Identity.GREEN, Identity.BYSTANDER),  # found green; its B side stays hidden
         guess(Side.A, Identity.BYSTANDER, Identity.GREEN),  # marked from A only: its B side stays hidden
-        lambda g: g.give_clue(Side.B, "BRAVO", 1),  # type: ignore[call-arg]
+        lambda g: g.give_clue("BRAVO", 1, by=Side.B),  # type: ignore[call-arg]
         guess(Side.B, Identity.GREEN, Identity.GREEN),
         guess(Side.B, Identity.BYSTANDER, Identity.BYSTANDER),  # marked from B
-        lambda g: g.give_clue(Side.A, "CHARLIE", 1),  # type: ignore[call-arg]
+        lambda g: g.give_clue("CHARLIE", 1, by=Side.A),  # type: ignore[call-arg]
         guess(Side.A, Identity.BYSTANDER, Identity.BYSTANDER),  # the same card, now from A too: covered
-        lambda g: g.give_clue(Side.B, "DELTA", 3),  # type: ignore[call-arg]
+        lambda g: g.give_clue("DELTA", 3, by=Side.B),  # type: ignore[call-arg]
         guess(Side.B, Identity.ASSASSIN),  # the game ends on B's assassin
     ]
 
@@ -189,7 +189,7 @@ def test_public_bytes_do_not_depend_on_hidden_identities(edition: Edition, lang:
             shown = [events.next() for events in streams]
             assert shown[0] == shown[1], f"event stream differs after action {number}"
             for game, display, batch in zip(games, displays, batches, strict=True):
-                display.said(Announcer(game, prompts).describe(batch))
+                display.said(announcer_for(game, prompts).describe(batch))
             same_public_bytes(f"action {number}")
             if number == 3:
                 for display in displays:

@@ -87,9 +87,9 @@ def test_duet_bystander_from_both_sides_is_covered() -> None:
     assert isinstance(game, DuetGame)
     both = next(i for i in range(25) if board.key_a[i] is board.key_b[i] is Identity.BYSTANDER)
     name = board.cards[both]
-    game.give_clue(Side.A, "ONE", 1)
+    game.give_clue("ONE", 1, by=Side.A)
     game.guess(name)  # B guesses, judged on A: a bystander
-    game.give_clue(Side.B, "TWO", 1)
+    game.give_clue("TWO", 1, by=Side.B)
     game.guess(name)  # A guesses, judged on B: a bystander again
     card = public_state(game)["cards"][both]
     assert card["covered"] and card["identity"] == "bystander" and card["marks"] == ["a", "b"]
@@ -100,7 +100,7 @@ def test_duet_assassin_that_ended_the_game_is_shown() -> None:
     game = new_game(board, Variants(mission="cairo"))
     assert isinstance(game, DuetGame)
     assassin = board.cards[board.key_a.index(Identity.ASSASSIN)]
-    game.give_clue(Side.A, "ONE", 1)
+    game.give_clue("ONE", 1, by=Side.A)
     game.guess(assassin)
     view = public_state(game)
     card = next(card for card in view["cards"] if card["name"] == assassin)

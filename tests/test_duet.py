@@ -26,58 +26,58 @@ def start(first: Side | None = None, **variants: object) -> DuetGame:
 def test_either_player_may_give_the_first_clue_then_they_alternate() -> None:
     game = start()
     assert game.next_givers() == [Side.A, Side.B]
-    game.give_clue(Side.B, "fogo", 1)
+    game.give_clue("fogo", 1, by=Side.B)
     game.guess("PIZZA")
     game.end_turn()
     with pytest.raises(NotYourTurn):
-        game.give_clue(Side.B, "outra", 1)
+        game.give_clue("outra", 1, by=Side.B)
     assert start(Side.A).next_givers() == [Side.A]
 
 
 def test_relaxed_order_allows_two_in_a_row_but_not_three() -> None:
     game = start(duet_relaxed_order=True)
     for _ in range(2):
-        game.give_clue(Side.A, "x", 1)
+        game.give_clue("x", 1, by=Side.A)
         game.guess("MANTEIGA" if not game.state.marks else "ORDEM")
     assert game.next_givers() == [Side.B]
 
 
 def test_a_card_marked_from_one_side_stays_visible_and_guessable_by_the_other() -> None:
     game = start()
-    game.give_clue(Side.A, "pão", 1)
+    game.give_clue("pão", 1, by=Side.A)
     game.guess("MANTEIGA")  # bystander on A's side
     assert "MANTEIGA" in game.visible_cards()
     assert game.check_clue("manteiga").verdict.value == "invalid"  # still visible
-    game.give_clue(Side.B, "leite", 1)
+    game.give_clue("leite", 1, by=Side.B)
     game.guess("MANTEIGA")  # bystander on B's side too: now covered
     assert "MANTEIGA" not in game.visible_cards()
-    game.give_clue(Side.A, "x", 1)
+    game.give_clue("x", 1, by=Side.A)
     with pytest.raises(CardAlreadyCovered):
         game.guess("MANTEIGA")
 
 
 def test_same_side_bystander_cannot_be_guessed_twice() -> None:
     game = start()
-    game.give_clue(Side.A, "pão", 1)
+    game.give_clue("pão", 1, by=Side.A)
     game.guess("CEREJA")
-    game.give_clue(Side.B, "x", 1)
+    game.give_clue("x", 1, by=Side.B)
     game.guess("TORTA")
     game.end_turn()
-    game.give_clue(Side.A, "y", 1)
+    game.give_clue("y", 1, by=Side.A)
     with pytest.raises(CardAlreadyMarked):
         game.guess("CEREJA")
 
 
 def test_assassin_loses_for_both() -> None:
     game = start()
-    game.give_clue(Side.A, "queijo", 1)
+    game.give_clue("queijo", 1, by=Side.A)
     events = game.guess("PIZZA")
     assert events[-1]["winner"] == "none" and events[-1]["reason"] == "assassin"
 
 
 def test_all_greens_of_a_side_found_is_announced_and_the_other_gives_clues() -> None:
     game = start()
-    game.give_clue(Side.A, "tudo", None)
+    game.give_clue("tudo", None, by=Side.A)
     events = []
     for card in GREEN_A:
         events += game.guess(card)
@@ -86,15 +86,15 @@ def test_all_greens_of_a_side_found_is_announced_and_the_other_gives_clues() -> 
     assert events[-1].type.value == "turn_ended"  # nothing left to find on A's clues
     assert game.next_givers() == [Side.B]
     with pytest.raises(NotAllowedInThisGame, match="all of A's greens are found"):
-        game.give_clue(Side.A, "mais", 1)
+        game.give_clue("mais", 1, by=Side.A)
 
 
 def test_clear_win_and_score() -> None:
     game = start()
-    game.give_clue(Side.A, "tudo", None)
+    game.give_clue("tudo", None, by=Side.A)
     for card in GREEN_A:
         game.guess(card)
-    game.give_clue(Side.B, "resto", None)
+    game.give_clue("resto", None, by=Side.B)
     events = []
     for card in GREEN_ONLY_B:
         events += game.guess(card)
@@ -112,7 +112,7 @@ def run_out_of_time(game: DuetGame) -> None:
     turn = 0
     while game.state.phase.value != "sudden_death":
         giver = givers[turn % 2]
-        game.give_clue(giver, "x", 1)
+        game.give_clue("x", 1, by=giver)
         pool = bystanders_a if giver is Side.A else bystanders_b
         card = next(
             c
@@ -129,7 +129,7 @@ def test_sudden_death_win_and_minus_one() -> None:
     run_out_of_time(game)
     assert game.state.tokens_left == 0
     with pytest.raises(NotAllowedInThisGame, match="no more clues"):
-        game.give_clue(Side.A, "x", 1)
+        game.give_clue("x", 1, by=Side.A)
     with pytest.raises(NotAllowedInThisGame, match="say who is guessing"):
         game.guess("TORTA")
     events = []
@@ -151,7 +151,7 @@ def test_sudden_death_any_wrong_guess_loses() -> None:
 
 def test_invalid_clue_costs_a_token_then_guessing_goes_on() -> None:
     game = start()
-    events = game.reject_clue(Side.A, "salada", 2, "visible_word")
+    events = game.reject_clue("salada", "visible_word", number=2, by=Side.A)
     assert [e.type.value for e in events] == ["clue_rejected", "clue"]
     assert events[0]["tokens_left"] == 8
     assert game.guess("SALADA")[0]["identity"] == "green"
@@ -170,21 +170,21 @@ def test_mission_mistakes_then_two_token_mistakes_then_out_of_time() -> None:
     assert game.events[0]["mistakes_left"] == 0
     bystanders_a = [c for c, p in DUET_EXAMPLE_PAIRS.items() if p[0] == "B"]
     bystanders_b = [c for c, p in DUET_EXAMPLE_PAIRS.items() if p[1] == "B"]
-    game.give_clue(Side.A, "x", 1)
+    game.give_clue("x", 1, by=Side.A)
     marked = game.guess(bystanders_a[0])
     assert marked[1]["tokens_left"] == 6 and marked[1]["mistakes_left"] == 0
-    game.give_clue(Side.B, "x", 1)
+    game.give_clue("x", 1, by=Side.B)
     game.guess("TORTA")
     assert game.end_turn()[-1]["tokens_left"] == 5
-    game.give_clue(Side.A, "x", 1)
+    game.give_clue("x", 1, by=Side.A)
     game.guess(bystanders_a[1])  # 3 left
-    game.give_clue(Side.B, "x", 1)
+    game.give_clue("x", 1, by=Side.B)
     game.guess("CEREJA")
     game.end_turn()  # 2 left
-    game.give_clue(Side.A, "x", 1)
+    game.give_clue("x", 1, by=Side.A)
     game.guess("SALADA")
     game.end_turn()  # 1 left
-    game.give_clue(Side.B, "x", 1)
+    game.give_clue("x", 1, by=Side.B)
     events = game.guess(bystanders_b[0])  # needs two tokens, one is left: lost at once
     assert events[-1]["winner"] == "none" and events[-1]["reason"] == "out_of_time"
     assert replay(game.board, game.events).state == game.state
@@ -192,11 +192,11 @@ def test_mission_mistakes_then_two_token_mistakes_then_out_of_time() -> None:
 
 def test_mission_uses_bystander_tokens_first_for_mistakes_and_check_tokens_for_stops() -> None:
     game = start(mission="cairo")  # 9-5
-    game.give_clue(Side.A, "x", 1)
+    game.give_clue("x", 1, by=Side.A)
     game.guess("SALADA")
     stop = game.end_turn()[-1]
     assert (stop["tokens_left"], stop["mistakes_left"]) == (8, 5)
-    game.give_clue(Side.B, "x", 1)
+    game.give_clue("x", 1, by=Side.B)
     mark = game.guess("MANTEIGA")[1]
     assert (mark["tokens_left"], mark["mistakes_left"]) == (7, 4)
     assert game.events[-1]["mistakes_left"] == 4

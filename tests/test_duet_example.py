@@ -13,19 +13,19 @@ from .conftest import duet_board
 def test_example_game_leaves_six_turns() -> None:
     game = new_game(duet_board())
     assert isinstance(game, DuetGame)
-    game.give_clue(Side.A, "tomate", 3)
+    game.give_clue("tomate", 3, by=Side.A)
     assert [e["identity"] for e in game.guess("SALADA")] == ["green"]
     wrong = game.guess("CEREJA")
     assert [e.type for e in wrong] == [EventType.GUESS, EventType.BYSTANDER_MARKED, EventType.TURN_ENDED]
     assert wrong[1]["side"] == "a" and wrong[1]["tokens_left"] == 8
 
-    game.give_clue(Side.B, "bolo", 2)
+    game.give_clue("bolo", 2, by=Side.B)
     game.guess("TORTA")
     assert game.guess("cereja")[0]["identity"] == "green"  # green on B's side, though marked from A's
     game.end_turn()
     assert game.state.tokens_left == 7 and game.state.taken_after_correct == 1
 
-    game.give_clue(Side.A, "miniatura", 2)
+    game.give_clue("miniatura", 2, by=Side.A)
     for card in ("BONECA", "VERMELHO", "MOLHO", "FORMIGA"):
         assert game.guess(card)[0]["identity"] == "green"
     ended = game.end_turn()
@@ -38,6 +38,6 @@ def test_example_game_leaves_six_turns() -> None:
 def test_guess_is_judged_on_the_clue_givers_side() -> None:
     game = new_game(duet_board())
     assert isinstance(game, DuetGame)
-    game.give_clue(Side.B, "fogo", 1)
+    game.give_clue("fogo", 1, by=Side.B)
     # PIZZA is an assassin on A's side but green on B's: A guesses B's clue, judged on B's side.
     assert game.guess("PIZZA")[0]["identity"] == "green"

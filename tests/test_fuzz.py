@@ -43,8 +43,10 @@ from engine.events import Event
 from engine.lang import Lang
 from engine.pieces import Edition
 from engine.variants import Variants
+from tests.understood import candidates_of, card_of, clue_of, command_of
 from voicehost.prompts import Prompts
-from voicehost.referee.host import Host, HostSettings, State
+from voicehost.referee.host import Host, HostSettings
+from voicehost.referee.questions import AskClueGiver, AskGuesser, ConfirmGuess, PutClueToOpponent, Question
 from voicehost.understanding import (
     CONFIRM_SCORE,
     LOW_ASR_CONFIDENCE,
@@ -203,20 +205,20 @@ def test_understand_never_raises_and_stays_consistent(case: tuple[str, Phase, La
     assert heard.heard == text
     assert (heard.action is Action.REPROMPT) == (heard.intent is Intent.UNKNOWN)
     assert 0.0 <= heard.confidence <= 1.0 and not math.isnan(heard.confidence)
-    assert (heard.clue is not None) == (heard.intent is Intent.CLUE)
-    assert (heard.command is not None) == (heard.intent is Intent.COMMAND)
-    assert (heard.card is not None) == (heard.intent is Intent.GUESS)
-    assert len(heard.candidates) <= MAX_CANDIDATES
-    assert all(c.card in cards and CONFIRM_SCORE <= c.score <= 100 for c in heard.candidates)
+    assert (clue_of(heard) is not None) == (heard.intent is Intent.CLUE)
+    assert (command_of(heard) is not None) == (heard.intent is Intent.COMMAND)
+    assert (card_of(heard) is not None) == (heard.intent is Intent.GUESS)
+    assert len(candidates_of(heard)) <= MAX_CANDIDATES
+    assert all(c.card in cards and CONFIRM_SCORE <= c.score <= 100 for c in candidates_of(heard))
     if len(text) > MAX_TEXT_CHARS:
         assert heard.intent is Intent.UNKNOWN  # chatter, not a move
-    if heard.card is not None:
-        assert heard.card in cards
+    if card_of(heard) is not None:
+        assert card_of(heard) in cards
         if heard.action is Action.ACCEPT:
-            assert closeness(heard.card, text) >= CLOSE, f"{text!r} taken at once as {heard.card}"
-    if heard.clue is not None:
-        assert heard.clue.word.strip()
-        assert heard.clue.number is None or heard.clue.number >= 0
+            assert closeness(card_of(heard), text) >= CLOSE, f"{text!r} taken at once as {card_of(heard)}"
+    if clue_of(heard) is not None:
+        assert clue_of(heard).word.strip()
+        assert clue_of(heard).number is None or clue_of(heard).number >= 0
     if confidence is not None and confidence < LOW_ASR_CONFIDENCE and heard.intent is Intent.GUESS:
         assert heard.action is not Action.ACCEPT, "an unsure recognizer never reveals a card at once"
 
@@ -230,9 +232,9 @@ def test_a_near_miss_is_never_taken_at_once_for_a_farther_card(data: st.DataObje
     phase = data.draw(st.sampled_from(list(Phase)))
     heard = understand(said, phase=phase, cards=board.cards, lang=board.lang)
     if heard.intent is Intent.GUESS and heard.action is Action.ACCEPT:
-        assert heard.card is not None
+        assert card_of(heard) is not None
         best = max(closeness(card, said) for card in board.cards)
-        assert closeness(heard.card, said) >= best - 15, f"{said!r} taken for {heard.card}"
+        assert closeness(card_of(heard), said) >= best - 15, f"{said!r} taken for {card_of(heard)}"
 
 
 # ---- the whole host -------------------------------------------------------------------------
@@ -276,7 +278,7 @@ NUMBER_WORDS = ["0", "1", "2", "3", "99", "two", "dois", "due", "unlimited", "il
 @cache
 def answers(lang: Lang) -> list[str]:
     """The yes and no phrases of a language."""
-    said = [(p, understand(p, phase=Phase.GUESS, cards=(), lang=lang).command) for p in listening_phrases(lang)]
+    said = [(p, command_of(understand(p, phase=Phase.GUESS, cards=(), lang=lang))) for p in listening_phrases(lang)]
     return [phrase for phrase, command in said if command in (Command.YES, Command.NO)]
 
 
@@ -303,9 +305,8 @@ SILENT = {Command.STOP_TALKING, Command.TIMER_FLIP, Command.TIMER_PAUSE, Command
 
 @dataclass
 class Before:
-    state: State
+    question: Question | None
     candidates: list[str]
-    pending_card: str | None
     game: AnyGame
     seen: int
     simulated: list[str] = field(default_factory=list)
@@ -314,7 +315,7 @@ class Before:
 def snapshot(host: Host) -> Before:
     game = host.game
     simulated = game.simulated_choices() if isinstance(game, CompetitiveGame) and game.variants.coop else []
-    return Before(host.state, host.pending_candidates, host._pending_card, game, len(game.events), simulated)
+    return Before(host.question, host.pending_candidates, game, len(game.events), simulated)
 
 
 REVEALS: list[float] = []
@@ -334,12 +335,14 @@ def check_reveals(host: Host, before: Before, line: str) -> None:
         if event.type.value == "cover" and event.get("reason") == "simulated" and host.settings.simulated == "random":
             continue  # the host's own move for the simulated team
         score = closeness(card, line)
-        yes = understand(line, phase=Phase.GUESS, cards=before.candidates, lang=game.board.lang).command
-        if before.state is State.CONFIRM_GUESS and yes is Command.YES and before.candidates == [card]:
+        yes = command_of(understand(line, phase=Phase.GUESS, cards=before.candidates, lang=game.board.lang))
+        if isinstance(before.question, ConfirmGuess) and yes is Command.YES and before.candidates == [card]:
             continue
-        if before.state is State.ASK_GUESSER and before.pending_card == card:
+        if isinstance(before.question, AskGuesser) and before.question.card == card:
             continue  # "who guessed?" answered with a side: the card asked about is revealed
-        assert score >= CLOSE, f"{card} revealed by {line!r} (closeness {score:.0f}, host was {before.state.name})"
+        assert score >= CLOSE, (
+            f"{card} revealed by {line!r} (closeness {score:.0f}, host was asking {type(before.question).__name__})"
+        )
         REVEALS.append(score)
 
 
@@ -385,7 +388,7 @@ def test_random_lines_to_a_host_reveal_only_what_was_named(data: st.DataObject) 
                 replays_the_same(host.game)
             if host.finished:
                 break
-            commands = {understand(line, phase=phase, cards=(), lang=board.lang).command for phase in Phase}
+            commands = {command_of(understand(line, phase=phase, cards=(), lang=board.lang)) for phase in Phase}
             if not commands & SILENT:
                 assert len(mouth.said) > said, f"{line!r}: the host said nothing (it was {before.state.name})"
     finally:
@@ -400,7 +403,7 @@ def to_guessing(host: Host, words: list[str]) -> bool:
     from engine.game import Phase as GamePhase
 
     lang = host.game.board.lang
-    yes = [a for a in answers(lang) if understand(a, phase=Phase.CLUE, cards=(), lang=lang).command is Command.YES]
+    yes = [a for a in answers(lang) if command_of(understand(a, phase=Phase.CLUE, cards=(), lang=lang)) is Command.YES]
     for word in words * 3:
         game = host.game
         if game.over or host.finished:
@@ -411,9 +414,9 @@ def to_guessing(host: Host, words: list[str]) -> bool:
         if game.state.phase is not GamePhase.CLUE:
             return True
         host.hear(f"{word} {UNLIMITED[lang.family]}")
-        if host.state is State.ASK_CLUE_GIVER:
+        if isinstance(host.question, AskClueGiver):
             host.hear("A")
-        if host.state is State.CONFIRM_CLUE:
+        if isinstance(host.question, PutClueToOpponent):
             host.hear(yes[0])
     return host.game.state.phase is not GamePhase.CLUE
 

@@ -60,7 +60,7 @@ def plan(steps: list[Step]) -> list[Cut]:
     for before, step in pairwise(steps):
         if step.events == before.events:
             continue
-        assert step.state == "PLAYING" and step.chosen_side is None, (
+        assert step.question is None and step.chosen_side is None, (
             f"utterance {step.lines} writes events and leaves a question pending ({step}): no clean cut there"
         )
         cuts += [Cut(step.lines, step.events, keep) for keep in range(before.events, step.events + 1)]
@@ -140,7 +140,7 @@ def test_killed_again_and_again_each_resume_goes_on(tmp_path: Path) -> None:
     script = parse_script(SCRIPTS / "en-duet-win.txt")
     whole, steps = uninterrupted(script, tmp_path)
     boundaries = [step for before, step in pairwise(steps) if step.events != before.events]
-    assert all(step.state == "PLAYING" and step.chosen_side is None for step in boundaries)
+    assert all(step.question is None and step.chosen_side is None for step in boundaries)
     save, events = tmp_path / "chain" / "save.json", tmp_path / "chain" / "events.jsonl"
     save.parent.mkdir()
     done = 0

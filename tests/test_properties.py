@@ -52,9 +52,9 @@ def duet_action(game: DuetGame, rng: random.Random) -> None:
     if phase is Phase.CLUE:
         giver = rng.choice(game.next_givers())
         if rng.random() < 0.05:
-            game.reject_clue(giver, "bad", 1, "visible_word")
+            game.reject_clue("bad", "visible_word", number=1, by=giver)
         else:
-            game.give_clue(giver, "clue", rng.choice([None, 0, 1, 2, 3, 12]))
+            game.give_clue("clue", rng.choice([None, 0, 1, 2, 3, 12]), by=giver)
     elif phase is Phase.SUDDEN_DEATH:
         guesser = rng.choice([side for side in Side if game.has_words_to_find(side)])
         judge = guesser.other

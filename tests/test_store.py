@@ -157,7 +157,7 @@ def test_a_won_mission_moves_the_team_on(tmp_path: Path, monkeypatch: pytest.Mon
     for giver in (Side.A, Side.B):
         if game.over:
             break
-        session(game, game.give_clue(giver, "x", None))  # type: ignore[call-arg]
+        session(game, game.give_clue("x", None, by=giver))  # type: ignore[call-arg]
         for card in greens[giver]:
             if not game.over and card in game.visible_cards():
                 session(game, game.guess(card))

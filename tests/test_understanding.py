@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from rapidfuzz import fuzz
 
 from engine.lang import Lang
+from tests.understood import candidates_of, card_of, clue_of, command_of
 from voicehost.understanding import (
     ACCEPT_SCORE,
     CONFIRM_SCORE,
@@ -22,10 +23,11 @@ from voicehost.understanding import (
     MIN_MARGIN,
     Action,
     Candidate,
-    ClueHeard,
     Command,
     Intent,
+    NotUnderstood,
     Phase,
+    SpokenClue,
     Understanding,
     match_card,
     normalize,
@@ -130,8 +132,8 @@ def test_clues_in_any_phrasing(lang: Lang, said: str, word: str, number: int | N
     heard = hear(said, lang, Phase.CLUE)
     assert heard.intent is Intent.CLUE
     assert heard.action is Action.ACCEPT
-    assert heard.clue == ClueHeard(word, number, spelled)
-    assert heard.card is None and heard.command is None
+    assert clue_of(heard) == SpokenClue(word, number, spelled)
+    assert card_of(heard) is None and command_of(heard) is None
 
 
 @pytest.mark.parametrize(
@@ -148,7 +150,7 @@ def test_a_clue_while_guessing_is_still_a_clue(lang: Lang, said: str) -> None:
     """The rules layer answers "it's guessing time"; it needs to know a clue was given."""
     heard = hear(said, lang, Phase.GUESS)
     assert heard.intent is Intent.CLUE
-    assert heard.clue is not None
+    assert clue_of(heard) is not None
 
 
 @pytest.mark.parametrize(
@@ -175,7 +177,7 @@ def test_half_a_clue_is_asked_again(lang: Lang, said: str) -> None:
     heard = hear(said, lang, Phase.CLUE)
     assert heard.intent is Intent.UNKNOWN
     assert heard.action is Action.REPROMPT
-    assert heard.clue is None
+    assert clue_of(heard) is None
 
 
 @pytest.mark.parametrize(
@@ -192,7 +194,7 @@ def test_a_card_while_a_clue_is_awaited_is_a_guess(lang: Lang, said: str, card: 
     """The rules layer answers "we need a clue first"; it needs to know a card was named."""
     heard = hear(said, lang, Phase.CLUE)
     assert heard.intent is Intent.GUESS
-    assert heard.card == card
+    assert card_of(heard) == card
 
 
 def test_a_vague_word_while_a_clue_is_awaited_is_a_clue_missing_its_number() -> None:
@@ -252,8 +254,8 @@ def test_guesses_with_fillers_and_articles(lang: Lang, said: str, card: str) -> 
     heard = hear(said, lang)
     assert heard.intent is Intent.GUESS
     assert heard.action is Action.ACCEPT
-    assert heard.card == card
-    assert heard.candidates[0] == Candidate(card, 100.0)
+    assert card_of(heard) == card
+    assert candidates_of(heard)[0] == Candidate(card, 100.0)
 
 
 NEAR_MISSES = [
@@ -281,8 +283,8 @@ def test_small_recognition_errors_are_accepted(lang: Lang, said: str, card: str)
     heard = hear(said, lang)
     assert heard.intent is Intent.GUESS
     assert heard.action is Action.ACCEPT
-    assert heard.card == card
-    assert ACCEPT_SCORE <= heard.candidates[0].score < 100
+    assert card_of(heard) == card
+    assert ACCEPT_SCORE <= candidates_of(heard)[0].score < 100
 
 
 AMBIGUOUS = [
@@ -301,10 +303,10 @@ def test_ambiguous_guesses_are_confirmed_with_the_candidates(lang: Lang, said: s
     heard = hear(said, lang)
     assert heard.intent is Intent.GUESS
     assert heard.action is Action.CONFIRM
-    assert heard.card == cards[0]
-    assert tuple(c.card for c in heard.candidates[:2]) == cards
-    assert 2 <= len(heard.candidates) <= MAX_CANDIDATES
-    scores = [c.score for c in heard.candidates]
+    assert card_of(heard) == cards[0]
+    assert tuple(c.card for c in candidates_of(heard)[:2]) == cards
+    assert 2 <= len(candidates_of(heard)) <= MAX_CANDIDATES
+    scores = [c.score for c in candidates_of(heard)]
     assert scores == sorted(scores, reverse=True)
     assert scores[0] < ACCEPT_SCORE or scores[0] - scores[1] < MIN_MARGIN
 
@@ -325,8 +327,8 @@ def test_doubtful_single_candidates_are_confirmed(lang: Lang, said: str, card: s
     heard = hear(said, lang)
     assert heard.intent is Intent.GUESS
     assert heard.action is Action.CONFIRM
-    assert heard.card == card
-    assert heard.candidates[0].card == card
+    assert card_of(heard) == card
+    assert candidates_of(heard)[0].card == card
 
 
 @pytest.mark.parametrize(
@@ -347,7 +349,7 @@ def test_doubtful_single_candidates_are_confirmed(lang: Lang, said: str, card: s
 @pytest.mark.parametrize("phase", list(Phase))
 def test_gibberish_is_asked_again(lang: Lang, said: str, phase: Phase) -> None:
     heard = hear(said, lang, phase)
-    assert heard == Understanding(said, Intent.UNKNOWN, Action.REPROMPT, None, None, None, (), 0.0)
+    assert heard == NotUnderstood(said, Action.REPROMPT, 0.0)
 
 
 # ---- yes / no and commands -----------------------------------------------------------------
@@ -380,14 +382,14 @@ def test_yes_and_no_are_never_cards(lang: Lang, said: str, command: Command, pha
     """SINO, NOZ, NODO, NOTTE, NOTE, NOSE and YARD are all on these boards."""
     heard = hear(said, lang, phase)
     assert heard.intent is Intent.COMMAND
-    assert heard.command is command
+    assert command_of(heard) is command
     assert heard.action is Action.ACCEPT
-    assert heard.card is None and heard.candidates == ()
+    assert card_of(heard) is None and candidates_of(heard) == ()
     assert match_card(said, BOARDS[lang], lang) == ()
 
 
 def test_yes_with_a_card_named_like_it() -> None:
-    assert hear("sim", Lang.PT_BR, cards=["SIM", "SINO"]).command is Command.YES
+    assert command_of(hear("sim", Lang.PT_BR, cards=["SIM", "SINO"])) is Command.YES
 
 
 REQUIRED_COMMANDS = {
@@ -494,7 +496,7 @@ REQUIRED_COMMANDS = {
 @pytest.mark.parametrize("phase", list(Phase))
 def test_commands_players_are_known_to_say(lang: Lang, said: str, command: Command, phase: Phase) -> None:
     heard = hear(said, lang, phase)
-    assert (heard.intent, heard.command, heard.action) == (Intent.COMMAND, command, Action.ACCEPT)
+    assert (heard.intent, command_of(heard), heard.action) == (Intent.COMMAND, command, Action.ACCEPT)
 
 
 @pytest.mark.parametrize(
@@ -511,8 +513,8 @@ def test_commands_players_are_known_to_say(lang: Lang, said: str, command: Comma
 def test_enough_ends_the_turn_while_guessing_and_silences_the_host_otherwise(
     lang: Lang, said: str, in_guess: Command, in_clue: Command
 ) -> None:
-    assert hear(said, lang, Phase.GUESS).command is in_guess
-    assert hear(said, lang, Phase.CLUE).command is in_clue
+    assert command_of(hear(said, lang, Phase.GUESS)) is in_guess
+    assert command_of(hear(said, lang, Phase.CLUE)) is in_clue
 
 
 def _vocabulary_phrases(lang: Lang) -> list[tuple[str, Command, Phase | None]]:
@@ -542,41 +544,41 @@ def test_every_command_synonym_maps_to_its_command(lang: Lang) -> None:
         for phase in [only] if only is not None else list(Phase):
             expected = by_phase.get((normalize(phrase, lang), phase), command)
             heard = hear(phrase, lang, phase)
-            if (heard.intent, heard.command) != (Intent.COMMAND, expected):
-                wrong.append((phrase, phase.name, expected.name, heard.intent.name, heard.command))
+            if (heard.intent, command_of(heard)) != (Intent.COMMAND, expected):
+                wrong.append((phrase, phase.name, expected.name, heard.intent.name, command_of(heard)))
     assert wrong == []
 
 
 def test_dialects_use_their_own_words() -> None:
-    assert hear("placar", Lang.PT_BR).command is Command.SCORE
-    assert hear("pontuação", Lang.PT_PT).command is Command.SCORE
-    assert hear("o que está no ecrã", Lang.PT_PT).command is Command.READ_BOARD
-    assert hear("o que está na tela", Lang.PT_BR).command is Command.READ_BOARD
-    assert hear("repete lá", Lang.PT_PT).command is Command.REPEAT
-    assert hear("repete lá", Lang.PT_BR).command is None
-    assert hear("já encontraste todos os meus", Lang.PT_BR).command is None
-    assert hear("oi?", Lang.PT_BR).command is Command.REPEAT  # Brazilian "what?"
-    assert hear("oi?", Lang.PT_PT).command is None  # a greeting in Portugal
-    assert hear("tomate dezasseis", Lang.PT_PT, Phase.CLUE).clue == ClueHeard("tomate", 16, False)
+    assert command_of(hear("placar", Lang.PT_BR)) is Command.SCORE
+    assert command_of(hear("pontuação", Lang.PT_PT)) is Command.SCORE
+    assert command_of(hear("o que está no ecrã", Lang.PT_PT)) is Command.READ_BOARD
+    assert command_of(hear("o que está na tela", Lang.PT_BR)) is Command.READ_BOARD
+    assert command_of(hear("repete lá", Lang.PT_PT)) is Command.REPEAT
+    assert command_of(hear("repete lá", Lang.PT_BR)) is None
+    assert command_of(hear("já encontraste todos os meus", Lang.PT_BR)) is None
+    assert command_of(hear("oi?", Lang.PT_BR)) is Command.REPEAT  # Brazilian "what?"
+    assert command_of(hear("oi?", Lang.PT_PT)) is None  # a greeting in Portugal
+    assert clue_of(hear("tomate dezasseis", Lang.PT_PT, Phase.CLUE)) == SpokenClue("tomate", 16, False)
 
 
 def test_a_command_said_alone_wins_over_a_card_with_the_same_name() -> None:
     """Documented choice: the decks avoid such words; with an article the card is reachable."""
     board = ["FIM", "PIANO"]
-    assert hear("fim", Lang.PT_BR, cards=board).command is Command.PASS
+    assert command_of(hear("fim", Lang.PT_BR, cards=board)) is Command.PASS
     heard = hear("é o fim", Lang.PT_BR, cards=board)
-    assert (heard.intent, heard.card, heard.action) == (Intent.GUESS, "FIM", Action.ACCEPT)
+    assert (heard.intent, card_of(heard), heard.action) == (Intent.GUESS, "FIM", Action.ACCEPT)
 
 
 def test_an_exact_card_wins_over_a_command_it_sounds_like() -> None:
     heard = hear("pasta", Lang.IT)  # "basta" is PASS, but PASTA was said letter for letter
-    assert (heard.intent, heard.card, heard.action) == (Intent.GUESS, "PASTA", Action.ACCEPT)
-    assert hear("basta", Lang.IT).command is Command.PASS
+    assert (heard.intent, card_of(heard), heard.action) == (Intent.GUESS, "PASTA", Action.ACCEPT)
+    assert command_of(hear("basta", Lang.IT)) is Command.PASS
 
 
 def test_commands_are_not_read_inside_longer_sentences() -> None:
-    assert hear("volta dois", Lang.PT_BR, Phase.CLUE).clue == ClueHeard("volta", 2, False)
-    assert hear("undo the dragon", Lang.EN).command is None
+    assert clue_of(hear("volta dois", Lang.PT_BR, Phase.CLUE)) == SpokenClue("volta", 2, False)
+    assert command_of(hear("undo the dragon", Lang.EN)) is None
 
 
 # ---- recognizer confidence -----------------------------------------------------------------
@@ -585,7 +587,7 @@ def test_commands_are_not_read_inside_longer_sentences() -> None:
 def test_low_recognizer_confidence_asks_back_before_acting() -> None:
     low = LOW_ASR_CONFIDENCE / 2
     guess = hear("cereja", Lang.PT_BR, asr_confidence=low)
-    assert (guess.intent, guess.card, guess.action) == (Intent.GUESS, "CEREJA", Action.CONFIRM)
+    assert (guess.intent, card_of(guess), guess.action) == (Intent.GUESS, "CEREJA", Action.CONFIRM)
     assert guess.confidence == pytest.approx(low)
     clue = hear("frutta due", Lang.IT, Phase.CLUE, asr_confidence=low)
     assert (clue.intent, clue.action) == (Intent.CLUE, Action.CONFIRM)
@@ -597,9 +599,9 @@ def test_low_confidence_yes_or_no_is_asked_again_and_reading_out_is_just_done() 
     low = LOW_ASR_CONFIDENCE / 2
     for said, lang in [("sim", Lang.PT_BR), ("no", Lang.IT), ("yes", Lang.EN)]:
         heard = hear(said, lang, asr_confidence=low)
-        assert (heard.intent, heard.action, heard.command) == (Intent.UNKNOWN, Action.REPROMPT, None)
+        assert (heard.intent, heard.action, command_of(heard)) == (Intent.UNKNOWN, Action.REPROMPT, None)
     heard = hear("placar", Lang.PT_BR, asr_confidence=low)
-    assert (heard.command, heard.action) == (Command.SCORE, Action.ACCEPT)
+    assert (command_of(heard), heard.action) == (Command.SCORE, Action.ACCEPT)
 
 
 @pytest.mark.parametrize("confidence", [None, 0.95, 1.0, 7.0, math.nan, math.inf])
@@ -676,8 +678,8 @@ def test_every_deck_word_said_alone_is_that_card(lang: Lang) -> None:
         board = [*deck[max(0, i - 12) : i], *deck[i : i + 13]]
         for phase in Phase:
             heard = hear(word.lower(), lang, phase, cards=board)
-            if (heard.intent, heard.card, heard.action) != (Intent.GUESS, word, Action.ACCEPT):
-                wrong.append((word, phase.name, heard.intent.name, heard.command))
+            if (heard.intent, card_of(heard), heard.action) != (Intent.GUESS, word, Action.ACCEPT):
+                wrong.append((word, phase.name, heard.intent.name, command_of(heard)))
     assert wrong == []
 
 
@@ -702,15 +704,15 @@ def test_any_text_is_understood_without_raising(
     assert heard.heard == text
     assert (heard.action is Action.REPROMPT) == (heard.intent is Intent.UNKNOWN)
     assert 0.0 <= heard.confidence <= 1.0
-    assert (heard.clue is not None) == (heard.intent is Intent.CLUE)
-    assert (heard.command is not None) == (heard.intent is Intent.COMMAND)
-    assert (heard.card is not None) == (heard.intent is Intent.GUESS)
-    if heard.card is not None:
-        assert heard.card in cards
-        assert heard.candidates[0].card == heard.card
-    assert len(heard.candidates) <= MAX_CANDIDATES
-    assert all(c.card in cards and CONFIRM_SCORE <= c.score <= 100 for c in heard.candidates)
-    assert [c.score for c in heard.candidates] == sorted((c.score for c in heard.candidates), reverse=True)
+    assert (clue_of(heard) is not None) == (heard.intent is Intent.CLUE)
+    assert (command_of(heard) is not None) == (heard.intent is Intent.COMMAND)
+    assert (card_of(heard) is not None) == (heard.intent is Intent.GUESS)
+    if card_of(heard) is not None:
+        assert card_of(heard) in cards
+        assert candidates_of(heard)[0].card == card_of(heard)
+    assert len(candidates_of(heard)) <= MAX_CANDIDATES
+    assert all(c.card in cards and CONFIRM_SCORE <= c.score <= 100 for c in candidates_of(heard))
+    assert [c.score for c in candidates_of(heard)] == sorted((c.score for c in candidates_of(heard)), reverse=True)
     assert match_card(text, cards, lang) is not None
     assert isinstance(normalize(text, lang), str)
 
@@ -723,8 +725,8 @@ WORDISH = st.text(alphabet="abcdefghijklmnopqrstuvwxyzàéíóúç -'!?,", min_s
 def test_random_text_is_never_accepted_as_a_card_it_is_not_close_to(text: str, lang: Lang) -> None:
     heard = understand(text, phase=Phase.GUESS, cards=BOARDS[lang], lang=lang)
     if heard.intent is Intent.GUESS and heard.action is Action.ACCEPT:
-        assert heard.card is not None
-        assert fuzz.partial_ratio(fold(heard.card), fold(text)) >= 50
+        assert card_of(heard) is not None
+        assert fuzz.partial_ratio(fold(card_of(heard)), fold(text)) >= 50
 
 
 @PROPERTY_SETTINGS
@@ -743,4 +745,4 @@ def test_a_card_said_exactly_is_accepted_in_any_case_and_accent(
     if strip_accents:
         said = "".join(ch for ch in unicodedata.normalize("NFD", said) if not unicodedata.combining(ch))
     heard = understand(said + punctuation, phase=Phase.GUESS, cards=BOARDS[lang], lang=lang)
-    assert (heard.intent, heard.card, heard.action) == (Intent.GUESS, card, Action.ACCEPT)
+    assert (heard.intent, card_of(heard), heard.action) == (Intent.GUESS, card, Action.ACCEPT)

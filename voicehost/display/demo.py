@@ -9,15 +9,13 @@ from __future__ import annotations
 import random
 
 from engine.board import Board, deal_competitive, deal_duet
-from engine.competitive import CompetitiveGame
 from engine.decks import picture_names, words
-from engine.duet import DuetGame
 from engine.editions import AnyGame, new_game
 from engine.events import Event
 from engine.lang import Lang
-from engine.pieces import Edition, Identity, Side
+from engine.pieces import Edition, Identity, Side, Team
 from voicehost.prompts import Prompts
-from voicehost.referee.announcer import Announcer
+from voicehost.referee.announcer import announcer_for
 
 
 def deal(edition: Edition, lang: Lang = Lang.EN, seed: int = 7) -> Board:
@@ -32,8 +30,8 @@ def mid_game(edition: Edition, lang: Lang = Lang.EN, seed: int = 7) -> tuple[Any
     """A game part way through, and what the host said after its last action."""
     game = new_game(deal(edition, lang, seed))
     clues = [word for word in words(lang) if word not in game.board.cards]
-    events = _competitive(game, clues) if isinstance(game, CompetitiveGame) else _duet(game, clues)
-    return game, Announcer(game, Prompts.load(lang)).describe(events)
+    events = (_competitive if game.TEAMS else _duet)(game, clues)
+    return game, announcer_for(game, Prompts.load(lang)).describe(events)
 
 
 def _cards(game: AnyGame, key: tuple[Identity, ...], identity: Identity) -> list[str]:
@@ -42,9 +40,10 @@ def _cards(game: AnyGame, key: tuple[Identity, ...], identity: Identity) -> list
     ]
 
 
-def _competitive(game: CompetitiveGame, clues: list[str]) -> list[Event]:
-    key = game.board.key
-    first = game.team
+def _competitive(game: AnyGame, clues: list[str]) -> list[Event]:
+    key = game.key_for("spymasters")
+    first = game.current_player
+    assert isinstance(first, Team)
     game.give_clue(clues[0], 2)
     for card in _cards(game, key, Identity.of_team(first))[:2]:
         game.guess(card)
@@ -56,14 +55,14 @@ def _competitive(game: CompetitiveGame, clues: list[str]) -> list[Event]:
     return game.guess(_cards(game, key, Identity.of_team(first))[0])
 
 
-def _duet(game: DuetGame, clues: list[str]) -> list[Event]:
-    key_a, key_b = game.board.key_a, game.board.key_b
-    game.give_clue(Side.A, clues[0], 2)
+def _duet(game: AnyGame, clues: list[str]) -> list[Event]:
+    key_a, key_b = game.key_for(Side.A.value), game.key_for(Side.B.value)
+    game.give_clue(clues[0], 2, by=Side.A)
     for card in _cards(game, key_a, Identity.GREEN)[:2]:
         game.guess(card)
     game.guess(_cards(game, key_a, Identity.BYSTANDER)[0])  # marked from A's side; B's side stays hidden
-    game.give_clue(Side.B, clues[1], 1)
+    game.give_clue(clues[1], 1, by=Side.B)
     game.guess(_cards(game, key_b, Identity.GREEN)[0])
     game.end_turn()
-    game.give_clue(Side.A, clues[2], 2)
+    game.give_clue(clues[2], 2, by=Side.A)
     return game.guess(_cards(game, key_a, Identity.GREEN)[0])

@@ -14,7 +14,7 @@ from voicehost.ears.audio import Audio
 from voicehost.ears.context import Context, make_context
 from voicehost.ears.heard import Heard, Recognizer
 from voicehost.ears.wav import read_wav
-from voicehost.understanding import Action, Intent, understand
+from voicehost.understanding import Action, HeardClue, HeardCommand, HeardGuess, understand
 from voicehost.understanding import Phase as Listening
 
 ACTIONS = {Action.ACCEPT: "accept", Action.CONFIRM: "confirm", Action.REPROMPT: "reprompt"}
@@ -68,12 +68,12 @@ def read(heard: Heard, board: Board, phase: str, source: str) -> Verdict:
         "action": ACTIONS[understood.action],
         "decode_ms": round(heard.decode_ms, 1),
     }
-    if understood.intent is Intent.GUESS and understood.card:
+    if isinstance(understood, HeardGuess):
         result["card"] = understood.card
-    elif understood.intent is Intent.CLUE and understood.clue is not None:
+    elif isinstance(understood, HeardClue):
         result["word"] = understood.clue.word
         result["number"] = "unlimited" if understood.clue.number is None else understood.clue.number
-    elif understood.intent is Intent.COMMAND and understood.command is not None:
+    elif isinstance(understood, HeardCommand):
         result["command"] = understood.command.value
     if heard.alternatives:
         result["alternatives"] = [[name, round(share, 3)] for name, share in heard.alternatives]

@@ -22,7 +22,7 @@ from voicehost.ears.audio import SAMPLE_RATE, Audio
 from voicehost.ears.context import Context
 from voicehost.ears.heard import ContextSource, Heard, Recognizer, StreamingRecognizer
 from voicehost.referee.host import Host
-from voicehost.understanding import Command, Intent, understand
+from voicehost.understanding import Command, HeardCommand, understand
 from voicehost.understanding import Phase as Listening
 
 ECHO_TAIL_SECONDS: Final = 0.4
@@ -234,7 +234,7 @@ class VoiceLoop:
         stretch of talk hear it twice, the second time perhaps after the host has started again)."""
         lang = self.host.game.board.lang
         understood = understand(heard.text, phase=Listening.CLUE, cards=(), lang=lang)
-        if understood.intent is not Intent.COMMAND or understood.command is not Command.STOP_TALKING:
+        if not isinstance(understood, HeardCommand) or understood.command is not Command.STOP_TALKING:
             return
         span = self.gate.span_of(heard)
         current = span is not None and span == self.gate.talking_span

@@ -1,25 +1,32 @@
-"""Turns engine events into what the host says: one announcement per reveal, in one breath.
+"""Turns engine events into what the host says: one announcement per action, in one breath.
 
-Only public facts are spoken: the identity of the card just guessed, whose turn it is, the
-tokens in the bank. Nothing about hidden cards, nothing about the other side of a Duet key.
+Only public facts are spoken: the identity of the card just covered, whose turn it is, the tokens
+in the bank. Nothing about hidden cards, nothing about the other side of a Duet key. Each edition
+has its announcer (`announcer_for` picks it once), so the wording of teams and partners, agents and
+greens, never branches on the game's type.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from engine.competitive import CompetitiveGame
 from engine.duet import DuetGame
 from engine.editions import AnyGame
+from engine.errors import GameError
 from engine.events import Event, EventType
-from engine.game import Phase
+from engine.game import Phase, Player
 from engine.missions import mission
 from engine.pieces import Edition, Side, Team
 from voicehost.prompts import Prompts
 
 
 class Announcer:
-    """Knows how to say things about one game in one language."""
+    """Knows how to say things about one game in one language; editions subclass it."""
+
+    KEY_HINT: ClassVar[str] = "game.key_hint"
+    """How the host tells the key holders where their key is, at the start."""
 
     def __init__(self, game: AnyGame, prompts: Prompts) -> None:
         self.game = game
@@ -27,9 +34,9 @@ class Announcer:
 
     # ---- names -----------------------------------------------------------------------------
 
-    def team(self, team: Team | str, capital: bool = False) -> str:
-        value = Team(team).value
-        return self.p.text(f"team.{value.capitalize() if capital else value}")
+    def player(self, player: Player | str, capital: bool = False) -> str:
+        """A team's name in the game's language ("Red team"), or a Duet player's letter."""
+        raise NotImplementedError
 
     def number(self, number: int | str) -> str:
         return str(number) if number != "unlimited" else self.p.text("info.unlimited")
@@ -39,80 +46,64 @@ class Announcer:
             return self.p.text("clue.accepted_unlimited", word=word)
         return self.p.text("clue.accepted", word=word, number=number)
 
-    # ---- prompts for what comes next -------------------------------------------------------
+    def identity(self, identity: str) -> str:
+        return self.p.text(f"identity.{identity}")
+
+    # ---- what comes next -------------------------------------------------------------------
+
+    def welcome(self) -> list[str]:
+        raise NotImplementedError
 
     def next_prompt(self) -> str:
         """What the host asks for now: a clue, a guess, a cover, or nothing when the game is over."""
-        game = self.game
-        phase = game.state.phase
-        if isinstance(game, CompetitiveGame):
-            if phase is Phase.CLUE:
-                parts = []
-                if game.penalty_choices():
-                    parts.append(self.p.text("clue.penalty_cover", Team=self.team(game.team, True)))
-                else:
-                    parts.append(self.p.text("game.clue_prompt", Team=self.team(game.team, True)))
-                return " ".join(parts)
-            if phase is Phase.GUESS:
-                return self.p.text("game.guess_prompt", Team=self.team(game.team, True), left=self.guesses_left())
-            if phase is Phase.SIMULATED_TURN:
-                return self.p.text("turn.simulated_choose")
-            if phase is Phase.SUDDEN_DEATH:
-                return self.p.text("game.guess_prompt", Team=self.team(game.team, True), left="")
-            return ""
-        if phase is Phase.CLUE:
-            givers = game.next_givers()
-            if len(givers) == 1:
-                return self.p.text("game.clue_prompt_duet", side=givers[0].value.upper())
-            return self.p.text("game.clue_prompt_duet_either")
-        if phase is Phase.GUESS and game.guesser is not None:
-            return self.p.text("game.guess_prompt_duet", side=game.guesser.value.upper())
-        if phase is Phase.SUDDEN_DEATH:
-            able = [side for side in Side if game.has_words_to_find(side)]
-            if len(able) == 1:
-                return self.p.text("game.guess_prompt_duet", side=able[0].value.upper())
-            return self.p.text("turn.sudden_death_who")
-        return ""
+        raise NotImplementedError
 
-    def guesses_left(self) -> str:
-        game = self.game
-        assert isinstance(game, CompetitiveGame)
-        left = game.guesses_left()
-        if left is None:
-            return self.p.text("game.guesses_unlimited")
-        return self.p.text("game.guesses_left", count=left)
+    def need_clue_first(self) -> str:
+        """A guess heard while a clue is awaited."""
+        return self.next_prompt()
 
-    # ---- the welcome -----------------------------------------------------------------------
+    def doubtful_clue(self, word: str, why: str, giver: Player) -> str:
+        """A clue spelling cannot decide, put to whoever the rules let decide."""
+        raise NotImplementedError
 
-    def welcome(self) -> list[str]:
+    def error(self, error: GameError) -> str:
+        """A rule the players broke, in the game's language (never the engine's English)."""
+        if error.key == "clue_expected":
+            return self.need_clue_first()
+        if error.key in ERROR_PROMPTS:
+            return self.p.text(ERROR_PROMPTS[error.key], **error.params)
+        return self.p.text(f"engine_error.{error.key}", **error.params)
+
+    # ---- information on request ------------------------------------------------------------
+
+    def board_text(self) -> str:
         game = self.game
-        lines = []
-        if isinstance(game, CompetitiveGame):
-            starter = game.board.starting_team
-            assert starter is not None
-            key = "game.welcome_pictures" if game.board.edition is Edition.PICTURES else "game.welcome_classic"
-            lines.append(
-                self.p.text(
-                    key,
-                    starting=self.team(starter, True),
-                    agents=game.agents_total(starter),
-                    other_agents=game.agents_total(starter.other),
-                )
+        parts = [
+            self.p.text("info.board_header"),
+            self.p.text("info.board_visible", cards=", ".join(game.visible_cards())),
+        ]
+        covered = [
+            self.p.text("info.covered_as", card=game.board.cards[index], identity=self.identity(identity.value))
+            for index, identity in game.covered_cards()
+        ]
+        if covered:
+            parts.append(self.p.text("info.board_covered", cards="; ".join(covered)))
+        return " ".join(parts)
+
+    def score_text(self) -> str:
+        raise NotImplementedError
+
+    def clues_text(self) -> str:
+        clues = self.game.state.clues
+        if not clues:
+            return self.p.text("info.clues_none")
+        items = [
+            self.p.text(
+                "info.clue_item", by=self.player(by, True), word=clue.word, number=self.number(clue.number_value)
             )
-        else:
-            if game.variants.mission:
-                city = mission(game.variants.mission)
-                lines.append(
-                    self.p.text(
-                        "game.welcome_mission",
-                        city=city.name(game.board.lang),
-                        tokens=city.tokens,
-                        mistakes=city.mistakes,
-                    )
-                )
-            else:
-                lines.append(self.p.text("game.welcome_duet", tokens=game.state.tokens_left))
-        return lines
+            for by, clue in clues
+        ]
+        return self.p.text("info.clues_list", list="; ".join(items))
 
     # ---- events to speech ------------------------------------------------------------------
 
@@ -140,7 +131,6 @@ class Announcer:
         )
 
     def _describe(self, event: Event, batch: Sequence[Event]) -> list[str]:
-        game = self.game
         kind = event.type
         if kind is EventType.CLUE:
             return [self.clue_line(event["word"], event["number"])]
@@ -149,71 +139,129 @@ class Announcer:
         if kind is EventType.COVER:
             if event["reason"] == "simulated":
                 return [self.p.text("turn.simulated_cover", card=event["card"])]
-            return [
-                self.p.text("guess.result_own_last", card=event["card"], identity=self._identity(event["identity"]))
-            ]
+            return [self.p.text("guess.result_own_last", card=event["card"], identity=self.identity(event["identity"]))]
         if kind is EventType.BYSTANDER_MARKED:
             return [self.p.text("guess.result_bystander_duet", card=event["card"], tokens=event["tokens_left"])]
         if kind is EventType.SIDE_DONE:
             side = Side(event["side"])
-            if game.state.phase is Phase.SUDDEN_DEATH or game.over:
+            if self.game.state.phase is Phase.SUDDEN_DEATH or self.game.over:
                 return [self.p.text("turn.side_done_sudden", side=side.value.upper())]
             return [self.p.text("turn.side_done", side=side.value.upper(), other=side.other.value.upper())]
         if kind is EventType.SUDDEN_DEATH:
-            if isinstance(game, DuetGame):
-                return [self.p.text("turn.sudden_death_duet")]
-            return []  # competitive sudden death is said with the assassin's guess
+            return self._sudden_death()
         if kind is EventType.TURN_ENDED:
-            return self._turn_ended(event, batch)
+            return self._turn_ended(event)
         if kind is EventType.GAME_OVER:
             return self._game_over(event, batch)
-        if kind is EventType.CLUE_REJECTED and "tokens_left" in event.fields and isinstance(game, DuetGame):
-            return [self.p.text("clue.penalty_token", tokens=event["tokens_left"])]
+        if kind is EventType.CLUE_REJECTED:
+            return self._clue_rejected(event)
         return []
 
-    def _identity(self, identity: str) -> str:
-        return self.p.text(f"identity.{identity}")
+    def _guess_line(self, event: Event, batch: Sequence[Event]) -> str:
+        raise NotImplementedError
+
+    def _sudden_death(self) -> list[str]:
+        return []
+
+    def _turn_ended(self, event: Event) -> list[str]:
+        raise NotImplementedError
+
+    def _game_over(self, event: Event, batch: Sequence[Event]) -> list[str]:
+        raise NotImplementedError
+
+    def _clue_rejected(self, event: Event) -> list[str]:
+        return []
+
+    def _ends_turn(self, event: Event, batch: Sequence[Event]) -> bool:
+        later = (e for e in batch if e.seq > event.seq)
+        return any(e.type in (EventType.TURN_ENDED, EventType.GAME_OVER, EventType.BYSTANDER_MARKED) for e in later)
+
+
+ERROR_PROMPTS: dict[str, str] = {
+    "card_already_covered": "guess.covered_already",
+    "card_already_marked": "guess.marked_already",
+    "unknown_card": "guess.not_on_board",
+    "must_guess_once": "turn.must_guess_once",
+    "number_out_of_range": "input.number_out_of_range",
+    "guess_expected": "clue.need_guess_now",
+    "game_over": "input.game_over_already",
+    "nothing_to_undo": "undo.nothing",
+}
+"""Engine errors that have their own line in the prompts; the others are under [engine_error]."""
+
+
+class CompetitiveAnnouncer(Announcer):
+    """Classic and Pictures: two teams, their agents, the assassin, co-op and its score."""
+
+    game: CompetitiveGame
+
+    def player(self, player: Player | str, capital: bool = False) -> str:
+        value = Team(player).value
+        return self.p.text(f"team.{value.capitalize() if capital else value}")
+
+    def welcome(self) -> list[str]:
+        game = self.game
+        starter = game.players_team
+        key = "game.welcome_pictures" if game.board.edition is Edition.PICTURES else "game.welcome_classic"
+        return [
+            self.p.text(
+                key,
+                starting=self.player(starter, True),
+                agents=game.agents_total(starter),
+                other_agents=game.agents_total(starter.other),
+            )
+        ]
+
+    def next_prompt(self) -> str:
+        game = self.game
+        phase = game.state.phase
+        if phase is Phase.CLUE:
+            if game.penalty_choices():
+                return self.p.text("clue.penalty_cover", Team=self.player(game.team, True))
+            return self.p.text("game.clue_prompt", Team=self.player(game.team, True))
+        if phase is Phase.GUESS:
+            return self.p.text("game.guess_prompt", Team=self.player(game.team, True), left=self.guesses_left())
+        if phase is Phase.SIMULATED_TURN:
+            return self.p.text("turn.simulated_choose")
+        if phase is Phase.SUDDEN_DEATH:
+            return self.p.text("game.guess_prompt", Team=self.player(game.team, True), left="")
+        return ""
+
+    def need_clue_first(self) -> str:
+        return self.p.text("clue.need_clue_first", Team=self.player(self.game.team, True))
+
+    def doubtful_clue(self, word: str, why: str, giver: Player) -> str:
+        return self.p.text("clue.doubtful", Other=self.player(self.game.team.other, True), word=word, why=why)
+
+    def guesses_left(self) -> str:
+        left = self.game.guesses_left()
+        if left is None:
+            return self.p.text("game.guesses_unlimited")
+        return self.p.text("game.guesses_left", count=left)
+
+    def score_text(self) -> str:
+        game = self.game
+        if game.variants.coop:
+            own = game.players_team
+            return self.p.text("info.score_coop", own=game.agents_left(own), enemy=game.agents_left(own.other))
+        return self.p.text("info.score", red=game.agents_left(Team.RED), blue=game.agents_left(Team.BLUE))
 
     def _guess_line(self, event: Event, batch: Sequence[Event]) -> str:
         card, identity = event["card"], event["identity"]
-        ends_turn = any(
-            e.type in (EventType.TURN_ENDED, EventType.GAME_OVER, EventType.BYSTANDER_MARKED)
-            for e in batch
-            if e.seq > event.seq
-        )
-        game = self.game
         if identity == "assassin":
-            if any(e.type is EventType.SUDDEN_DEATH for e in batch) and isinstance(game, CompetitiveGame):
+            if any(e.type is EventType.SUDDEN_DEATH for e in batch):
                 return self.p.text("guess.result_sudden_death_start", card=card)
             return self.p.text("guess.result_assassin", card=card)
-        if isinstance(game, DuetGame):
-            if identity == "green":
-                return (
-                    self.p.text("guess.result_green", card=card)
-                    if not ends_turn
-                    else self.p.text("guess.result_own_last", card=card, identity=self._identity(identity))
-                )
-            if any(e.type is EventType.BYSTANDER_MARKED for e in batch):
-                return ""  # the bystander line comes with its token
-            return self.p.text("guess.result_own_last", card=card, identity=self._identity(identity))
-        by = Team(event["by"])
-        if identity == by.value and not ends_turn and game.state.phase is Phase.GUESS:
+        own = identity == Team(event["by"]).value
+        if own and not self._ends_turn(event, batch) and self.game.state.phase is Phase.GUESS:
             return self.p.text(
-                "guess.result_own", card=card, identity=self._identity(identity), left=self.guesses_left()
+                "guess.result_own", card=card, identity=self.identity(identity), left=self.guesses_left()
             )
-        if identity == by.value or game.state.phase is Phase.SUDDEN_DEATH:
-            return self.p.text("guess.result_own_last", card=card, identity=self._identity(identity))
-        return self.p.text("guess.result_own_last", card=card, identity=self._identity(identity))
+        return self.p.text("guess.result_own_last", card=card, identity=self.identity(identity))
 
-    def _turn_ended(self, event: Event, batch: Sequence[Event]) -> list[str]:
-        game = self.game
+    def _turn_ended(self, event: Event) -> list[str]:
         reason = event["reason"]
-        if isinstance(game, DuetGame):
-            if reason in ("passed", "timer") and event.get("token_taken"):
-                line = self.p.text("turn.timer") if reason == "timer" else ""
-                return [line, self.p.text("turn.passed_duet", tokens=event["tokens_left"])]
-            return []
-        team = self.team(event["by"], True)
+        team = self.player(event["by"], True)
         if reason == "passed":
             return [self.p.text("turn.passed", Team=team)]
         if reason == "limit":
@@ -227,20 +275,6 @@ class Announcer:
     def _game_over(self, event: Event, batch: Sequence[Event]) -> list[str]:
         game = self.game
         winner, reason = event["winner"], event["reason"]
-        if isinstance(game, DuetGame):
-            if winner == "players":
-                if game.variants.mission:
-                    return [
-                        self.p.text("end.duet_won_mission", city=mission(game.variants.mission).name(game.board.lang))
-                    ]
-                return [self.p.text("end.duet_won", score=event["score"])]
-            key = {
-                "assassin": "end.duet_lost_assassin",
-                "sudden_death": "end.duet_lost_sudden",
-                "out_of_time": "end.duet_lost_time",
-            }[reason]
-            return [self.p.text(key)]
-        assert isinstance(game, CompetitiveGame)
         if game.variants.coop:
             if winner == "players":
                 edition = "pictures" if game.agents_total(game.players_team.other) == 7 else "classic"
@@ -250,18 +284,114 @@ class Announcer:
             if reason == "all_found":
                 return [self.p.text("end.coop_lost_enemy")]
             return [self.p.text("end.coop_lost")]
-        win_team = self.team(winner, True)
-        lose_team = self.team(Team(winner).other, True)
-        if (
-            reason == "assassin"
-            and game.variants.assassin_ending
-            and any(e.type is EventType.GUESS and e["by"] == winner for e in batch)
-        ):
+        win_team = self.player(winner, True)
+        lose_team = self.player(Team(winner).other, True)
+        winner_guessed = any(e.type is EventType.GUESS and e["by"] == winner for e in batch)
+        if reason == "assassin" and game.variants.assassin_ending and winner_guessed:
             return [self.p.text("end.team_wins", Team=win_team)]
         if reason == "assassin":
             return [self.p.text("end.assassin_lost", Team=lose_team), self.p.text("end.team_wins", Team=win_team)]
         if reason == "sudden_death":
-            if any(e.type is EventType.GUESS and e["by"] == winner for e in batch):
+            if winner_guessed:
                 return [self.p.text("end.team_wins", Team=win_team)]
             return [self.p.text("end.sudden_death_lost", Team=lose_team), self.p.text("end.team_wins", Team=win_team)]
         return [self.p.text("end.all_found", Team=win_team), self.p.text("end.team_wins", Team=win_team)]
+
+
+class DuetAnnouncer(Announcer):
+    """Duet: two partners named by their key's side, greens, the bank of tokens, missions."""
+
+    game: DuetGame
+    KEY_HINT = "game.key_hint_duet"
+
+    def player(self, player: Player | str, capital: bool = False) -> str:
+        return str(Side(player).value).upper()
+
+    def welcome(self) -> list[str]:
+        game = self.game
+        if game.variants.mission:
+            city = mission(game.variants.mission)
+            return [
+                self.p.text(
+                    "game.welcome_mission", city=city.name(game.board.lang), tokens=city.tokens, mistakes=city.mistakes
+                )
+            ]
+        return [self.p.text("game.welcome_duet", tokens=game.state.tokens_left)]
+
+    def next_prompt(self) -> str:
+        game = self.game
+        phase = game.state.phase
+        if phase is Phase.CLUE:
+            givers = game.next_givers()
+            if len(givers) == 1:
+                return self.p.text("game.clue_prompt_duet", side=givers[0].value.upper())
+            return self.p.text("game.clue_prompt_duet_either")
+        if phase is Phase.GUESS and game.guesser is not None:
+            return self.p.text("game.guess_prompt_duet", side=game.guesser.value.upper())
+        if phase is Phase.SUDDEN_DEATH:
+            able = game.guessers()
+            if len(able) == 1:
+                return self.p.text("game.guess_prompt_duet", side=self.player(able[0]))
+            return self.p.text("turn.sudden_death_who")
+        return ""
+
+    def doubtful_clue(self, word: str, why: str, giver: Player) -> str:
+        return self.p.text("clue.doubtful_duet", side=Side(giver).other.value.upper(), word=word, why=why)
+
+    def score_text(self) -> str:
+        game = self.game
+        if game.variants.mission:
+            return self.p.text(
+                "info.score_mission",
+                found=game.greens_found(),
+                tokens=game.state.tokens_left,
+                mistakes=game.state.mistakes_left,
+            )
+        return self.p.text("info.score_duet", found=game.greens_found(), tokens=game.state.tokens_left)
+
+    def _guess_line(self, event: Event, batch: Sequence[Event]) -> str:
+        card, identity = event["card"], event["identity"]
+        if identity == "assassin":
+            return self.p.text("guess.result_assassin", card=card)
+        if identity == "green" and not self._ends_turn(event, batch):
+            return self.p.text("guess.result_green", card=card)
+        if identity != "green" and any(e.type is EventType.BYSTANDER_MARKED for e in batch):
+            return ""  # the bystander line comes with its token
+        return self.p.text("guess.result_own_last", card=card, identity=self.identity(identity))
+
+    def _sudden_death(self) -> list[str]:
+        return [self.p.text("turn.sudden_death_duet")]
+
+    def _turn_ended(self, event: Event) -> list[str]:
+        reason = event["reason"]
+        if reason in ("passed", "timer") and event.get("token_taken"):
+            line = self.p.text("turn.timer") if reason == "timer" else ""
+            return [line, self.p.text("turn.passed_duet", tokens=event["tokens_left"])]
+        return []
+
+    def _game_over(self, event: Event, batch: Sequence[Event]) -> list[str]:
+        game = self.game
+        if event["winner"] == "players":
+            if game.variants.mission:
+                return [self.p.text("end.duet_won_mission", city=mission(game.variants.mission).name(game.board.lang))]
+            return [self.p.text("end.duet_won", score=event["score"])]
+        key = {
+            "assassin": "end.duet_lost_assassin",
+            "sudden_death": "end.duet_lost_sudden",
+            "out_of_time": "end.duet_lost_time",
+        }[event["reason"]]
+        return [self.p.text(key)]
+
+    def _clue_rejected(self, event: Event) -> list[str]:
+        if "tokens_left" in event.fields:
+            return [self.p.text("clue.penalty_token", tokens=event["tokens_left"])]
+        return []
+
+
+ANNOUNCERS: dict[bool, type[Announcer]] = {True: CompetitiveAnnouncer, False: DuetAnnouncer}
+"""By `Game.TEAMS`: teams against each other, or partners."""
+
+
+def announcer_for(game: AnyGame, prompts: Prompts) -> Announcer:
+    """The announcer of the game's edition, chosen once."""
+    return ANNOUNCERS[game.TEAMS](game, prompts)

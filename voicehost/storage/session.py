@@ -6,7 +6,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.duet import DuetGame
 from engine.editions import AnyGame
 from engine.events import Event, EventType
 from engine.missions import Campaign
@@ -52,8 +51,9 @@ class Session:
             self._failing = True
 
     def _record_campaign(self, game: AnyGame, events: Sequence[Event]) -> None:
-        """A won Duet game moves the team along the mission map (the 9-token game opens Praga)."""
-        if self.campaign is None or not isinstance(game, DuetGame):
+        """A won Duet game moves the team along the mission map (the 9-token game opens Praga); only a
+        Duet game has a campaign (`--team`)."""
+        if self.campaign is None:
             return
         won = any(event.type is EventType.GAME_OVER and event["winner"] == "players" for event in events)
         if won and self.campaign.record_win(game.variants.mission, game.variants.duet_tokens):

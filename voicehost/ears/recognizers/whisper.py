@@ -34,6 +34,9 @@ from voicehost.speech_models import ModelError, reinstall_advice
 from voicehost.understanding import (
     Action,
     Command,
+    HeardClue,
+    HeardCommand,
+    HeardGuess,
     Intent,
     command_phrases,
     match_card,
@@ -144,7 +147,7 @@ class WhisperRecognizer:
         if not (context.cards or context.answering):
             return Heard(text, confidence, _ms(started))
         heard = understand(text, phase=Listening.GUESS, cards=context.cards, lang=context.lang)
-        answer = heard.intent is Intent.COMMAND and heard.command in (Command.YES, Command.NO)
+        answer = isinstance(heard, HeardCommand) and heard.command in (Command.YES, Command.NO)
         said_other = heard.intent in (Intent.COMMAND, Intent.CLUE) and heard.action is not Action.REPROMPT
         if said_other and not (answer and context.answering):
             return Heard(text, confidence, _ms(started))
@@ -152,8 +155,10 @@ class WhisperRecognizer:
         best, best_share = ranked[0]
         alternatives = tuple(ranked[:3])
         if best not in context.cards:  # "yes", "no" or "pass" beat the cards
-            command = understand(best, phase=Listening.GUESS, cards=(), lang=context.lang).command
-            agrees = heard.intent is Intent.COMMAND and command is heard.command
+            scored = understand(best, phase=Listening.GUESS, cards=(), lang=context.lang)
+            agrees = (
+                isinstance(heard, HeardCommand) and isinstance(scored, HeardCommand) and scored.command is heard.command
+            )
             if agrees:
                 return Heard(best, max(best_share, AGREEMENT_CONFIDENCE), _ms(started), alternatives)
             if best_share < TRUST_COMMAND:
@@ -162,7 +167,7 @@ class WhisperRecognizer:
                 return Heard(best, best_share, _ms(started), alternatives)
             # "pass" on the scores alone would end a turn nobody ended ("repete" scores as "passo"): ask first
             return Heard(best, min(best_share, UNCONFIRMED_CONFIDENCE), _ms(started), alternatives)
-        if heard.card == best and heard.action is Action.ACCEPT:
+        if isinstance(heard, HeardGuess) and heard.card == best and heard.action is Action.ACCEPT:
             # the free transcript and the closed-set scores name the same card: act at once
             return Heard(text, max(confidence, AGREEMENT_CONFIDENCE), _ms(started), alternatives)
         if best_share < TRUST_POSTERIOR:
@@ -205,7 +210,7 @@ class WhisperRecognizer:
         share = math.exp(best - top) / total
         word_logprob = _mean_logprob(transcript, word_end)
         rest = transcript.logprob - word_logprob * word_end
-        transcribed = heard.clue if heard.intent is Intent.CLUE else None
+        transcribed = heard.clue if isinstance(heard, HeardClue) else None
         if transcribed is None and (share < NUMBER_FLOOR or rest - best > NONE_GAP):
             # no number stands out, or none explains the rest of the audio as well as the free
             # transcript does ("di petti" is not the clue "di, 4"): not taken for a clue
@@ -225,7 +230,8 @@ class WhisperRecognizer:
         ("para" comes out "pátor"): the stop phrases are scored as transcripts, and one that explains
         the audio about as well as the free transcript is taken. The host's own words do not (None:
         the free transcript stands)."""
-        if understand(text, phase=Listening.CLUE, cards=(), lang=lang).command is Command.STOP_TALKING:
+        said = understand(text, phase=Listening.CLUE, cards=(), lang=lang)
+        if isinstance(said, HeardCommand) and said.command is Command.STOP_TALKING:
             return Heard(text, max(transcript.confidence, AGREEMENT_CONFIDENCE))
         phrases = [phrase for phrase in command_phrases(lang, Command.STOP_TALKING) if len(phrase.split()) == 1]
         if not phrases or not transcript.tokens:

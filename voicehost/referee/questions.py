@@ -1,0 +1,235 @@
+"""The questions the host asks the table, each a small object that holds its own data and takes its answer.
+
+A question is asked once (`ask`), may be asked again (`ask` after a non-answer), and `take`s the next
+utterance: it acts and returns True, or returns False when the utterance is no answer and the host
+should hear it afresh (another guess, another clue, a command). While a question waits, the
+recognizer listens for what it offers (`offers`) and for yes or no (`yes_no`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from engine.legality import ClueRuling
+from engine.pieces import Side
+from voicehost.understanding import Action, Command, HeardClue, HeardCommand, HeardGuess, NotUnderstood, Understanding
+
+if TYPE_CHECKING:
+    from voicehost.referee.host import Host
+
+
+@dataclass
+class PendingClue:
+    """A clue heard but not given yet: waiting for a ruling, a confirmation or its giver's name."""
+
+    word: str
+    number: int | None
+    spelled: bool
+    ruling: ClueRuling | None = None
+
+
+def is_yes(heard: Understanding) -> bool:
+    return isinstance(heard, HeardCommand) and heard.command is Command.YES
+
+
+def is_no(heard: Understanding) -> bool:
+    return isinstance(heard, HeardCommand) and heard.command is Command.NO
+
+
+def is_other_command(heard: Understanding) -> bool:
+    """A command that is no answer ("score", "repeat"): it is done, and the question is dropped."""
+    return isinstance(heard, HeardCommand) and heard.command not in (Command.YES, Command.NO)
+
+
+@dataclass
+class Question:
+    """Something the host asked and waits an answer to."""
+
+    offers: tuple[str, ...] = field(default=(), init=False)
+    """Cards the question names: what the recognizer scores as candidates while it waits."""
+    yes_no: bool = field(default=True, init=False)
+    """Whether yes and no are answers to it."""
+
+    def ask(self, host: Host) -> None:
+        raise NotImplementedError
+
+    def take(self, host: Host, heard: Understanding, side: Side | None) -> bool:
+        raise NotImplementedError
+
+    def hear_afresh_on_all_cards(self) -> bool:
+        """Whether an utterance that is no answer is read again against every visible card."""
+        return False
+
+
+@dataclass
+class ConfirmGuess(Question):
+    """ "CEREJA or CEBOLA?": the host was not sure which card was meant."""
+
+    candidates: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.offers = tuple(self.candidates)
+
+    def ask(self, host: Host) -> None:
+        names = self.candidates
+        if len(names) == 1:
+            host.say(host.t("guess.confirm_one", card=names[0]))
+        elif len(names) == 2:
+            host.say(host.t("guess.confirm_two", first=names[0], second=names[1]))
+        else:
+            host.say(host.t("guess.confirm_many", first=names[0], second=names[1], third=names[2]))
+
+    def take(self, host: Host, heard: Understanding, side: Side | None) -> bool:
+        yes, no = is_yes(heard), is_no(heard)
+        if isinstance(heard, HeardGuess) and heard.action is Action.ACCEPT:
+            host.reveal(heard.card)
+        elif isinstance(heard, HeardGuess | NotUnderstood | HeardClue) and not (yes or no):
+            return False
+        elif yes and len(self.candidates) == 1:
+            host.reveal(self.candidates[0])
+        elif no:
+            host.say(host.t("guess.retry"))
+        elif is_other_command(heard):
+            return False
+        else:
+            host.ask(self)
+        return True
+
+    def hear_afresh_on_all_cards(self) -> bool:
+        return True
+
+
+@dataclass
+class PutClueToOpponent(Question):
+    """A clue spelling cannot decide, put to the opposing spymaster (Duet: the partner) to accept or reject."""
+
+    clue: PendingClue = field(default_factory=lambda: PendingClue("", None, False))
+
+    def ask(self, host: Host) -> None:
+        giver = host.clue_giver()
+        assert giver is not None
+        why = host.reason(self.clue.ruling)
+        host.say(host.announce.doubtful_clue(self.clue.word, why, giver))
+
+    def take(self, host: Host, heard: Understanding, side: Side | None) -> bool:
+        if is_yes(heard):
+            host.give_clue(self.clue)
+            return True
+        if is_no(heard):
+            host.reject_clue(self.clue, self.clue.ruling)
+            return True
+        if isinstance(heard, HeardCommand):
+            return False
+        host.repeat_question(self)
+        return True
+
+
+@dataclass
+class ConfirmHeardClue(Question):
+    """ "Clue: tomato, 3? Yes or no.": a clue heard with low confidence."""
+
+    clue: PendingClue = field(default_factory=lambda: PendingClue("", None, False))
+
+    def ask(self, host: Host) -> None:
+        number = host.t("info.unlimited") if self.clue.number is None else self.clue.number
+        host.say(host.t("input.confirm_clue", word=self.clue.word, number=number))
+
+    def take(self, host: Host, heard: Understanding, side: Side | None) -> bool:
+        if is_yes(heard):
+            host.clue(self.clue)
+            return True
+        if is_no(heard):
+            host.say(host.t("clue.refused_give_again"))
+            return True
+        return False  # another clue, or a command: heard afresh
+
+
+@dataclass
+class ConfirmCommand(Question):
+    """A command heard with low confidence that would change the game ("pass?")."""
+
+    command: Command = Command.REPEAT
+    heard_text: str = ""
+
+    def ask(self, host: Host) -> None:
+        host.say(host.t("input.confirm_command", what=self.heard_text))
+
+    def take(self, host: Host, heard: Understanding, side: Side | None) -> bool:
+        if is_yes(heard):
+            host.command(self.command)
+            return True
+        if is_no(heard):
+            host.say(host.announce.next_prompt() or host.t("end.play_again"))
+            return True
+        return False
+
+
+@dataclass
+class ConfirmBeforeActing(Question):
+    """ "Undo CEREJA? Yes or no.", "Quit now?", "A new game?": a step that is hard to take back."""
+
+    prompt: str = ""
+    act: Callable[[], None] = lambda: None
+
+    def ask(self, host: Host) -> None:
+        host.say(self.prompt)
+
+    def take(self, host: Host, heard: Understanding, side: Side | None) -> bool:
+        if is_yes(heard):
+            self.act()
+            return True
+        if is_no(heard):
+            host.say(host.announce.next_prompt() or host.t("end.play_again"))
+            return True
+        if is_other_command(heard):
+            return False
+        host.repeat_question(self)
+        return True
+
+
+@dataclass
+class AskClueGiver(Question):
+    """Duet: a clue was heard while either player could give it: "Who gave the clue, A or B?"."""
+
+    clue: PendingClue = field(default_factory=lambda: PendingClue("", None, False))
+
+    def __post_init__(self) -> None:
+        self.yes_no = False
+
+    def ask(self, host: Host) -> None:
+        host.say(host.t("game.who_gave_clue"))
+
+    def take(self, host: Host, heard: Understanding, side: Side | None) -> bool:
+        if side is None:
+            if is_other_command(heard):
+                return False
+            host.say(host.t("game.who_gave_clue"), remember=False)
+            host.question = self
+            return True
+        host.chosen_side = side
+        host.clue(self.clue)
+        return True
+
+
+@dataclass
+class AskGuesser(Question):
+    """Duet sudden death: a card was named while both players may guess: "Who is guessing, A or B?"."""
+
+    card: str = ""
+
+    def __post_init__(self) -> None:
+        self.yes_no = False
+
+    def ask(self, host: Host) -> None:
+        host.say(host.t("turn.sudden_death_who"))
+
+    def take(self, host: Host, heard: Understanding, side: Side | None) -> bool:
+        if side is None:
+            host.say(host.t("turn.sudden_death_who"), remember=False)
+            host.question = self
+            return True
+        host.chosen_side = side
+        host.reveal(self.card)
+        return True

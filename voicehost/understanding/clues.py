@@ -1,0 +1,130 @@
+"""A clue as said: a word (or a word spelled letter by letter) and a number, in any phrasing the vocabulary knows."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from voicehost.understanding.text import Token, keys_of, strip_start, text_of
+from voicehost.understanding.vocabulary import Vocabulary
+
+SMALL_NUMBER: Final = re.compile(r"[0-9]{1,3}")
+
+
+def _spellings(keys: tuple[str, ...], vocab: Vocabulary) -> list[str | None]:
+    """For each start position, the word spelled from there to the end, if it is all letters.
+
+    A letter is a single character ("c") or a letter's name ("cê", "double u").
+    """
+    n = len(keys)
+    spelled: list[str | None] = [None] * n + [""]
+    lengths = sorted({*vocab.letter_names.lengths, 1}, reverse=True)
+    for i in range(n - 1, -1, -1):
+        for length in lengths:
+            rest = spelled[i + length] if i + length <= n else None
+            if rest is None:
+                continue
+            phrase = keys[i : i + length]
+            letter = vocab.letters.get(phrase)
+            if letter is None and length == 1 and len(phrase[0]) == 1 and phrase[0].isalpha():
+                letter = phrase[0]
+            if letter is not None:
+                spelled[i] = letter + rest
+                break
+    return spelled
+
+
+def _explains(prefix: Sequence[Token], word: str, vocab: Vocabulary) -> bool:
+    """Whether what precedes a spelling is only lead-ins, or the same word said whole."""
+    rest = prefix[strip_start(prefix, vocab.clue_starters, keep_one=False)[-1] :]
+    return not rest or "".join(keys_of(rest)) == word
+
+
+def spelled_word(tokens: Sequence[Token], vocab: Vocabulary) -> str | None:
+    """A word spelled letter by letter at the end: "c-e-r-e-j-a", "ci e erre e gi a".
+
+    Tried in order: the last hyphenated chunk; everything after lead-ins made of real
+    words; the longest run of letters that repeats the word said before it ("cereja,
+    c e r e j a").  At least two letters: a lone "a" is an article, not a spelling.
+    """
+    keys = keys_of(tokens)
+    spellings = _spellings(keys, vocab)
+
+    def word_from(start: int) -> str | None:
+        word = spellings[start] if start < len(keys) else None
+        return word if word is not None and len(word) >= 2 else None
+
+    start = len(tokens)
+    while start > 0 and tokens[start - 1].chunk == tokens[-1].chunk:
+        start -= 1
+    word = word_from(start)
+    if word is not None and all(t.sep == "-" for t in tokens[start + 1 :]) and _explains(tokens[:start], word, vocab):
+        return word
+    word = word_from(strip_start(tokens, vocab.wordy_starters, keep_one=True)[-1])
+    if word is not None:
+        return word
+    for i in range(1, len(tokens) - 1):
+        word = word_from(i)
+        if word is not None and _explains(tokens[:i], word, vocab):
+            return word
+    return None
+
+
+@dataclass(frozen=True)
+class CluePieces:
+    """What of a clue was heard; either part may be missing."""
+
+    word: str | None
+    spelled: bool
+    has_number: bool
+    number: int | None  # None with has_number means unlimited
+
+
+def _number_at(keys: tuple[str, ...], end: int, vocab: Vocabulary) -> tuple[int | None, int] | None:
+    """(number or None for unlimited, how many words it took) ending at ``end``."""
+    if end == 0:
+        return None
+    if SMALL_NUMBER.fullmatch(keys[end - 1]):
+        return int(keys[end - 1]), 1
+    unlimited = vocab.unlimited.suffix(keys, end)
+    word = vocab.number_words.suffix(keys, end)
+    if unlimited == word == 0:
+        return None
+    if unlimited >= word:
+        return None, unlimited
+    return vocab.numbers[keys[end - word : end]], word
+
+
+def _clue_word(tokens: Sequence[Token], vocab: Vocabulary) -> tuple[str | None, bool]:
+    """(clue word, spelled?) from the words before the number; None if only fillers."""
+    if not tokens:
+        return None, False
+    spelled = spelled_word(tokens, vocab)
+    if spelled is not None:
+        return spelled, True
+    rest = tokens[strip_start(tokens, vocab.clue_starters, keep_one=False)[-1] :]
+    return (text_of(rest) if rest else None), False
+
+
+def parse_clue(tokens: Sequence[Token], vocab: Vocabulary) -> CluePieces:
+    """Read "word number" in any phrasing the vocabulary knows."""
+    keys = keys_of(tokens)
+    ends = [len(keys)]
+    trailer = vocab.trailers.suffix(keys, len(keys))
+    if 0 < trailer < len(keys):  # "tomate, três cartas"
+        ends.insert(0, len(keys) - trailer)
+    for end in ends:
+        found = _number_at(keys, end, vocab)
+        if found is None:
+            continue
+        number, size = found
+        before = tokens[: end - size]
+        connector = vocab.connectors.suffix(keys_of(before), len(before))
+        if 0 < connector < len(before):  # "fruit for two"
+            before = before[:-connector]
+        word, spelled = _clue_word(before, vocab)
+        return CluePieces(word, spelled, True, number)
+    word, spelled = _clue_word(tokens, vocab)
+    return CluePieces(word, spelled, False, None)

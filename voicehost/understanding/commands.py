@@ -1,0 +1,72 @@
+"""Commands said alone (politeness and hesitations aside), and the words that merely sound like one."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
+
+from voicehost.understanding.results import Command, Phase
+from voicehost.understanding.text import Token, keys_of, strip_start
+from voicehost.understanding.vocabulary import Vocabulary
+
+COMMAND_SHADOW_EDITS: Final = 1
+"""An inexact card match this few letter edits from a command is asked back ("sin": SINO or sim?)."""
+
+
+def trim(tokens: Sequence[Token], vocab: Vocabulary) -> tuple[Token, ...]:
+    """Drop hesitations anywhere and politeness at both ends, never everything."""
+    keys = keys_of(tokens)
+    kept: list[Token] = []
+    i = 0
+    while i < len(tokens):
+        n = vocab.hesitations.prefix(keys, i)
+        if n:
+            i += n
+        else:
+            kept.append(tokens[i])
+            i += 1
+    if not kept:
+        return tuple(tokens)
+    keys = keys_of(kept)
+    start, end = 0, len(kept)
+    while True:
+        n = vocab.fillers.prefix(keys, start)
+        if n and start + n < end:
+            start += n
+            continue
+        n = vocab.fillers.suffix(keys, end)
+        if n and end - n > start:
+            end -= n
+            continue
+        return tuple(kept[start:end])
+
+
+def command_in(tokens: Sequence[Token], vocab: Vocabulary, phase: Phase) -> Command | None:
+    """Exact command phrase, said alone (politeness and hesitations aside)."""
+    by_phase = vocab.phase_commands.get(phase, {})
+    for keys in (keys_of(tokens), keys_of(trim(tokens, vocab))):
+        command = by_phase.get(keys) or vocab.commands.get(keys)
+        if command is not None:
+            return command
+    return None
+
+
+def sounds_like_command(tokens: Sequence[Token], vocab: Vocabulary) -> bool:
+    """Whether the words are a slip away from a command phrase ("sin" vs "sim").
+
+    Counted in letter edits, not as a ratio: short commands ("sim", "não", "no") are the
+    dangerous ones, and a ratio would also flag long words that merely share letters.
+    """
+    core = tokens[strip_start(tokens, vocab.starters, keep_one=True)[-1] :]
+    for part in {" ".join(keys_of(tokens)), " ".join(keys_of(core))}:
+        if process.extractOne(
+            part,
+            vocab.command_texts,
+            scorer=Levenshtein.distance,
+            score_cutoff=COMMAND_SHADOW_EDITS,
+        ):
+            return True
+    return False

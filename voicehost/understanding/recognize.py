@@ -1,0 +1,126 @@
+"""`understand`: one utterance, read in the game's phase, becomes one result (see `results`).
+
+Order matters: exact commands first (so a yes/no is never a card), then a word + number clue,
+then the visible cards, fuzzily. A low recognizer confidence turns acting at once into asking back.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Final
+
+from engine.lang import Lang
+from voicehost.understanding.cards import candidates_of, guess_action, rank
+from voicehost.understanding.clues import parse_clue
+from voicehost.understanding.commands import command_in, trim
+from voicehost.understanding.results import (
+    ANSWERS,
+    READ_ONLY,
+    Action,
+    Candidate,
+    Command,
+    HeardClue,
+    HeardCommand,
+    HeardGuess,
+    NotUnderstood,
+    Phase,
+    SpokenClue,
+    Understanding,
+)
+from voicehost.understanding.text import MAX_TEXT_CHARS, keys_of, tokenize
+from voicehost.understanding.vocabulary import vocabulary
+
+LOW_ASR_CONFIDENCE: Final = 0.6
+"""Recognizer confidence below this makes the host ask back before acting."""
+
+
+def _asr(value: float | None) -> float | None:
+    """Recognizer confidence clamped to 0..1 (minus infinity is no confidence at all); NaN counts as not given."""
+    if value is None or math.isnan(value):
+        return None
+    return min(1.0, max(0.0, float(value)))
+
+
+def _unsure(asr: float | None) -> bool:
+    return asr is not None and asr < LOW_ASR_CONFIDENCE
+
+
+def _unknown(text: str) -> Understanding:
+    return NotUnderstood(text, Action.REPROMPT, 0.0)
+
+
+def _command_result(text: str, command: Command, asr: float | None) -> Understanding:
+    """A command, acted on unless the recognizer is unsure and acting would change the game."""
+    confidence = 1.0 if asr is None else asr
+    if _unsure(asr) and command in ANSWERS:
+        return _unknown(text)  # asking "did you say yes?" would loop: ask the question again
+    action = Action.CONFIRM if _unsure(asr) and command not in READ_ONLY else Action.ACCEPT
+    return HeardCommand(text, action, confidence, command)
+
+
+def normalize(text: str, lang: Lang) -> str:
+    """The comparison form used here (lowercase, no accents or punctuation, one space).
+
+    Useful to the rules layer, e.g. to check that a clue is not a visible card's name.
+    """
+    return " ".join(keys_of(tokenize(text[:MAX_TEXT_CHARS], vocabulary(lang).join_apostrophes)))
+
+
+def match_card(text: str, cards: Sequence[str], lang: Lang) -> tuple[Candidate, ...]:
+    """The visible cards that ``text`` could name, best first; empty when none is plausible.
+
+    Command and yes/no phrases never name a card here either, whatever the board.
+    """
+    vocab = vocabulary(lang)
+    if len(text) > MAX_TEXT_CHARS:
+        return ()
+    tokens = tokenize(text, vocab.join_apostrophes)
+    if not tokens or any(command_in(tokens, vocab, phase) for phase in Phase):
+        return ()
+    return candidates_of(rank(trim(tokens, vocab), cards, vocab))
+
+
+def understand(
+    text: str,
+    *,
+    phase: Phase,
+    cards: Sequence[str],
+    lang: Lang,
+    asr_confidence: float | None = None,
+) -> Understanding:
+    """Read one utterance in the current phase; never raises on any input string.
+
+    Order matters: exact commands first (so a yes/no is never a card), then a
+    word + number clue, then the visible cards, fuzzily.
+    """
+    vocab = vocabulary(lang)
+    asr = _asr(asr_confidence)
+    if len(text) > MAX_TEXT_CHARS:
+        return _unknown(text)
+    tokens = tokenize(text, vocab.join_apostrophes)
+    if not tokens:
+        return _unknown(text)
+
+    command = command_in(tokens, vocab, phase)
+    if command is not None:
+        return _command_result(text, command, asr)
+
+    core = trim(tokens, vocab)
+    clue = parse_clue(core, vocab)
+    if clue.word is not None and clue.has_number:
+        action = Action.CONFIRM if _unsure(asr) else Action.ACCEPT
+        heard = SpokenClue(clue.word, clue.number, clue.spelled)
+        confidence = 1.0 if asr is None else asr
+        return HeardClue(text, action, confidence, heard)
+
+    ranked = rank(core, cards, vocab)
+    action = guess_action(ranked, core, vocab)
+    if action is Action.REPROMPT or (phase is Phase.CLUE and action is not Action.ACCEPT):
+        # In the clue phase a vague word is a clue without its number, not a guess.
+        return _unknown(text)
+    if action is Action.ACCEPT and _unsure(asr):
+        action = Action.CONFIRM
+    best = ranked[0]
+    confidence = min(1.0, best.score / 100.0) * (1.0 if asr is None else asr)
+    return HeardGuess(text, action, confidence, best.card, candidates_of(ranked))

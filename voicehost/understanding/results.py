@@ -1,0 +1,132 @@
+"""What an utterance means, one result type per intent: a clue, a guess, a command, or nothing usable.
+
+Each carries what was heard, what the host should do (act at once, ask back, or ask again) and a
+confidence; only a guess has cards, only a clue has a word and a number, only a command a command.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import ClassVar, Final
+
+
+class Phase(Enum):
+    """What the game expects now; it decides how a few phase-dependent words are read."""
+
+    CLUE = "clue"
+    GUESS = "guess"
+
+
+class Command(Enum):
+    """Things players ask the host that are neither a clue nor a guess."""
+
+    PASS = "pass"
+    REPEAT = "repeat"
+    READ_BOARD = "read_board"
+    SCORE = "score"
+    CLUES_SO_FAR = "clues_so_far"
+    TIMER_FLIP = "timer_flip"
+    TIMER_PAUSE = "timer_pause"
+    TIMER_RESUME = "timer_resume"
+    UNDO = "undo"
+    HELP = "help"
+    YES = "yes"
+    NO = "no"
+    NEW_GAME = "new_game"
+    QUIT = "quit"
+    STOP_TALKING = "stop_talking"
+    ALL_MY_GREENS_FOUND = "all_my_greens_found"
+
+
+class Intent(Enum):
+    """What kind of move the utterance is, whatever the phase allows."""
+
+    CLUE = "clue"
+    GUESS = "guess"
+    COMMAND = "command"
+    UNKNOWN = "unknown"
+
+
+class Action(Enum):
+    """What the host should do with it: act at once, ask back first, or ask again."""
+
+    ACCEPT = "accept"
+    CONFIRM = "confirm"
+    REPROMPT = "reprompt"
+
+
+@dataclass(frozen=True)
+class SpokenClue:
+    """A clue as said: ``word`` lowercased with accents kept; ``number`` None means unlimited."""
+
+    word: str
+    number: int | None
+    spelled: bool
+
+    @property
+    def last_word(self) -> str:
+        """The word said last before the number: what a one-word clue is when fillers or a
+        self-correction came first ("well, ocean two", "céu, não, espaço, dois")."""
+        return self.word if self.spelled else self.word.split()[-1]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A visible card that could be what was said, with its similarity score (0..100)."""
+
+    card: str
+    score: float
+
+
+@dataclass(frozen=True)
+class Understanding:
+    """What one utterance means; the subclasses carry what only their intent has."""
+
+    heard: str
+    action: Action
+    confidence: float
+    intent: ClassVar[Intent]
+
+
+@dataclass(frozen=True)
+class HeardClue(Understanding):
+    clue: SpokenClue
+    intent: ClassVar[Intent] = Intent.CLUE
+
+
+@dataclass(frozen=True)
+class HeardGuess(Understanding):
+    """A visible card, the likeliest first among `candidates` (what a question back offers)."""
+
+    card: str
+    candidates: tuple[Candidate, ...]
+    intent: ClassVar[Intent] = Intent.GUESS
+
+
+@dataclass(frozen=True)
+class HeardCommand(Understanding):
+    command: Command
+    intent: ClassVar[Intent] = Intent.COMMAND
+
+
+@dataclass(frozen=True)
+class NotUnderstood(Understanding):
+    """Nothing usable: the host asks again (its action is always REPROMPT)."""
+
+    intent: ClassVar[Intent] = Intent.UNKNOWN
+
+
+# Commands that only read out information: doing a wrong one costs nothing, so they
+# are never confirmed, even when the recognizer is unsure.
+READ_ONLY: Final = frozenset(
+    {
+        Command.REPEAT,
+        Command.READ_BOARD,
+        Command.SCORE,
+        Command.CLUES_SO_FAR,
+        Command.HELP,
+        Command.STOP_TALKING,
+    }
+)
+ANSWERS: Final = frozenset({Command.YES, Command.NO})
