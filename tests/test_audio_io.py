@@ -17,7 +17,6 @@ import pytest
 
 from voicehost.ears.audio import SAMPLE_RATE, Audio, AudioError
 from voicehost.ears.microphone import (
-    PAUSE_TAIL_SECONDS,
     RETRY_SECONDS,
     STALL_SECONDS,
     InputCallback,
@@ -304,25 +303,6 @@ def test_the_consumer_gets_its_own_copy_of_each_block(clock: Clock) -> None:
         assert float(next(mic.chunks())[0]) == 0.5
 
 
-def test_pause_drops_audio_and_a_tail_after_it(clock: Clock) -> None:
-    device = FakeDevice()
-    mic = make_mic(device, clock)
-    mic.open()
-    device.stream.feed(block(0.1))  # a player, before the host speaks: kept
-    mic.paused = True
-    device.stream.feed(block(0.2))  # the host's own voice: dropped
-    clock.now += 5.0
-    mic.paused = False
-    assert not mic.paused
-    clock.now += PAUSE_TAIL_SECONDS - 0.05
-    device.stream.feed(block(0.3))  # its echo, within the tail: dropped
-    clock.now += 0.1
-    device.stream.feed(block(0.4))  # a player again: kept
-    mic.close()
-    assert [float(c[0]) for c in mic.chunks()] == pytest.approx([0.1, 0.4])
-    assert mic.dropped_while_paused == 2
-
-
 def test_a_slow_consumer_loses_the_oldest_audio_not_memory(clock: Clock) -> None:
     device = FakeDevice()
     mic = make_mic(device, clock)
@@ -352,21 +332,6 @@ def test_a_lost_device_is_reported(clock: Clock, how: str) -> None:
         clock.now += STALL_SECONDS + 0.5  # no callback at all: ALSA often just goes quiet
     with pytest.raises(MicrophoneLost, match=r"stopped working.*waits until it is back"):
         next(chunks)
-
-
-def test_a_paused_microphone_is_not_taken_for_a_lost_one(clock: Clock) -> None:
-    """While the host speaks, callbacks keep arriving (and are dropped): that is a live device."""
-    device = FakeDevice()
-    mic = make_mic(device, clock)
-    mic.open()
-    mic.paused = True
-    for _ in range(30):
-        clock.now += 0.1
-        device.stream.feed(block(0.2))
-    mic.paused = False
-    clock.now += 1.0
-    device.stream.feed(block(0.3))
-    assert float(next(mic.chunks())[0]) == pytest.approx(0.3)
 
 
 def test_reconnect_retries_every_second_until_the_device_is_back(clock: Clock) -> None:

@@ -14,9 +14,9 @@ import pytest
 
 from engine.lang import Lang
 from voicehost.ears.audio import SAMPLE_RATE, Audio
-from voicehost.ears.microphone import PAUSE_TAIL_SECONDS, InputCallback, Microphone
 from voicehost.ears.wav import read_wav
-from voicehost.mouth import GAP_SECONDS, FileMouth, Output, SpeakerMouth, SpeechError, Synthesizer
+from voicehost.mouth import FileMouth, Output, SpeakerMouth, SpeechError, Synthesizer
+from voicehost.mouth.recording import GAP_SECONDS
 
 pyttsx3 = pytest.importorskip("pyttsx3")
 
@@ -142,15 +142,17 @@ def test_announcements_play_in_order_and_are_printed() -> None:
 
 
 def test_speaking_is_true_while_anything_is_queued_then_false() -> None:
-    changes: list[bool] = []
-    mouth, _, _ = make_mouth(FakeSynthesizer(), FakeOutput(), on_speaking=changes.append)
+    output = FakeOutput()
+    mouth, _, _ = make_mouth(FakeSynthesizer(), output)
     assert not mouth.speaking
     mouth.say("one")
-    assert mouth.speaking  # at once: the microphone must be paused before the first sample plays
+    assert mouth.speaking  # at once: the echo gate must know before the first sample plays
     mouth.say("two")
-    assert mouth.wait_idle(5)
-    assert not mouth.speaking
-    assert changes == [True, False]  # not flickering between two queued announcements
+    seen = []
+    while not mouth.wait_idle(0.001):
+        seen.append(mouth.speaking)
+    assert all(seen)  # not flickering between two queued announcements
+    assert not mouth.speaking and len(output.played) == 2
     mouth.close()
 
 
@@ -165,8 +167,7 @@ def test_say_does_not_wait_for_the_speech() -> None:
 
 def test_stop_cuts_the_announcement_short_and_drops_the_queue() -> None:
     synthesizer, output = FakeSynthesizer(), FakeOutput()
-    changes: list[bool] = []
-    mouth, out, _ = make_mouth(synthesizer, output, on_speaking=changes.append)
+    mouth, out, _ = make_mouth(synthesizer, output)
     mouth.say("long rules explanation")
     mouth.say("queued one")
     mouth.say("queued two")
@@ -179,48 +180,10 @@ def test_stop_cuts_the_announcement_short_and_drops_the_queue() -> None:
     samples, heard_to_the_end, seconds = output.played[0]
     assert samples == 30 * SAMPLE_RATE and not heard_to_the_end and seconds < 1.0
     assert synthesizer.texts == ["long rules explanation"]  # the queued ones were never even synthesized
-    assert mouth.interrupted == 1 and changes == [True, False]
+    assert mouth.interrupted == 1 and not mouth.speaking
     assert out.getvalue().count("\n") == 3  # all were printed: the log stays complete
     mouth.say("next")
     assert mouth.wait_idle(2) and output.played[-1][1]  # speaking works again after a stop
-    mouth.close()
-
-
-def test_the_microphone_is_deaf_while_the_host_speaks_and_just_after() -> None:
-    streams = []
-
-    class Stream:
-        samplerate, active = float(SAMPLE_RATE), True
-
-        def __init__(self, callback: InputCallback) -> None:
-            self.callback = callback
-
-        def start(self) -> None: ...
-        def stop(self) -> None: ...
-        def close(self) -> None: ...
-
-    def factory(callback, finished, *, device, chunk_seconds, rescan):  # type: ignore[no-untyped-def]
-        streams.append(Stream(callback))
-        return streams[-1]
-
-    mic = Microphone(make_stream=factory, poll_seconds=0.01)
-    mic.open()
-    output = FakeOutput()
-    mouth, _, _ = make_mouth(FakeSynthesizer(), output, on_speaking=mic.set_paused)
-
-    def feed(value: float) -> None:
-        streams[-1].callback(np.full((160, 1), value, dtype=np.float32), 160, None, None)
-
-    mouth.say("long announcement")
-    assert output.started.wait(5)
-    feed(0.5)  # the host's own voice
-    mouth.stop()
-    assert mouth.wait_idle(2)
-    feed(0.6)  # its echo, within the tail
-    time.sleep(PAUSE_TAIL_SECONDS + 0.05)
-    feed(0.7)  # a player
-    mic.close()
-    assert [float(c[0]) for c in mic.chunks()] == pytest.approx([0.7])
     mouth.close()
 
 
@@ -230,8 +193,7 @@ def test_the_microphone_is_deaf_while_the_host_speaks_and_just_after() -> None:
 @pytest.mark.parametrize("failure", [SpeechError("espeak-ng could not speak."), RuntimeError("segfault-ish")])
 def test_a_broken_voice_falls_back_to_printing(failure: BaseException) -> None:
     synthesizer, output = FakeSynthesizer(fail=failure), FakeOutput()
-    changes: list[bool] = []
-    mouth, out, err = make_mouth(synthesizer, output, on_speaking=changes.append)
+    mouth, out, err = make_mouth(synthesizer, output)
     for text in ("one", "two", "three"):
         mouth.say(text)  # never raises into the game loop
         mouth.wait_idle(2)
@@ -240,7 +202,7 @@ def test_a_broken_voice_falls_back_to_printing(failure: BaseException) -> None:
     assert err.getvalue().count("\n") == 1  # said once
     assert "The game goes on" in err.getvalue() and str(failure) in err.getvalue()
     assert mouth.silent and synthesizer.texts == ["one"] and output.played == []
-    assert changes == [True, False]  # the microphone is not left paused
+    assert not mouth.speaking  # the echo gate is not left thinking the host talks
 
 
 def _has_output_device() -> bool:

@@ -22,9 +22,6 @@ from voicehost.ears.recordings import CHUNK_SECONDS
 from voicehost.ears.resample import Resampler
 from voicehost.portaudio import PORTAUDIO_LOCK
 
-PAUSE_TAIL_SECONDS: Final = 0.3
-"""Audio still dropped after the host stops speaking: the output's buffers and the room's echo
-outlast the last sample written, and the host must never hear itself."""
 STALL_SECONDS: Final = 2.0
 """A live stream calls back every chunk; this long without a callback means the device is gone
 (ALSA may simply stop calling back when a USB microphone is pulled, without any error)."""
@@ -147,9 +144,9 @@ _CLOSED: Final = object()
 class Microphone:
     """A live 16 kHz mono stream: PortAudio's capture thread fills a queue, `chunks()` empties it.
 
-    While `paused` (the host speaking) and for PAUSE_TAIL_SECONDS after, captured audio is dropped,
-    so the host never hears itself. A device that fails or falls silent makes `chunks()` raise
-    MicrophoneLost; `reconnect()` then looks for it every second.
+    The microphone stays open while the host talks (the voice loop's echo gate tells its voice from a
+    player's "stop"). A device that fails or falls silent makes `chunks()` raise MicrophoneLost;
+    `reconnect()` then looks for it every second.
     """
 
     def __init__(
@@ -157,7 +154,6 @@ class Microphone:
         device: int | str | None = None,
         *,
         chunk_seconds: float = CHUNK_SECONDS,
-        tail_seconds: float = PAUSE_TAIL_SECONDS,
         make_stream: StreamFactory | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
@@ -165,7 +161,6 @@ class Microphone:
     ) -> None:
         self.device = device
         self.chunk_seconds = chunk_seconds
-        self.tail_seconds = tail_seconds
         self._make_stream = make_stream
         self._clock = clock
         self._sleep = sleep
@@ -173,12 +168,9 @@ class Microphone:
         self._queue: queue.Queue[object] = queue.Queue(maxsize=max(1, round(MAX_QUEUED_SECONDS / chunk_seconds)))
         self._stream: InputStream | None = None
         self._resampler: Resampler | None = None
-        self._paused = False
-        self._resume_at = 0.0
         self._last_callback = 0.0
         self._finished = threading.Event()
         self._closing = False
-        self.dropped_while_paused = 0  # blocks, for logs and tests
         self.dropped_overflow = 0  # blocks dropped because the consumer fell MAX_QUEUED_SECONDS behind
         self.status_flags = 0  # callbacks that reported an input overflow or similar
 
@@ -226,24 +218,6 @@ class Microphone:
             with contextlib.suppress(Exception):  # a dead device may fail to stop; it is being dropped anyway
                 action()
 
-    # ---- pausing while the host speaks ----
-
-    @property
-    def paused(self) -> bool:
-        return self._paused
-
-    @paused.setter
-    def paused(self, value: bool) -> None:
-        if value:
-            self._paused = True
-        else:
-            self._resume_at = self._clock() + self.tail_seconds  # set before unpausing: no gap to slip through
-            self._paused = False
-
-    def set_paused(self, value: bool) -> None:
-        """The same as setting `paused`: handy as a mouth's on_speaking hook."""
-        self.paused = value
-
     # ---- capture thread ----
 
     def _callback(self, indata: npt.NDArray[np.float32], frames: int, time_info: Any, status: Any) -> None:
@@ -252,9 +226,6 @@ class Microphone:
         self._last_callback = now
         if status:
             self.status_flags += 1
-        if self._paused or now < self._resume_at:
-            self.dropped_while_paused += 1
-            return
         block = np.array(indata[:, 0] if indata.ndim == 2 else indata, dtype=np.float32)  # PortAudio reuses indata
         try:
             self._queue.put_nowait(block)
