@@ -38,9 +38,11 @@ if str(ROOT) not in sys.path:
 from engine.competitive import CompetitiveGame  # noqa: E402
 from engine.duet import DuetGame  # noqa: E402
 from engine.editions import new_game  # noqa: E402
-from voicehost import cli  # noqa: E402
+from voicehost.cli.parser import build_parser  # noqa: E402
+from voicehost.cli.setup import read_board, variants_from  # noqa: E402
 from voicehost.prompts import Prompts  # noqa: E402
 from voicehost.referee.host import Host, HostSettings  # noqa: E402
+from voicehost.storage.events_log import EventLog  # noqa: E402
 from voicehost.storage.session import Session  # noqa: E402
 
 SCRIPTS = ROOT / "tests" / "scripts"
@@ -90,23 +92,24 @@ def play(script: Script, folder: Path, timer: int | None = None) -> None:
 
     `timer`: a sand timer of that many seconds on every turn (a thread per game: it must end with it)."""
     extra = ["--timer", str(timer)] if timer else []
-    args = cli.build_parser().parse_args(["play", "--text", *script.args, *extra])
-    board = cli.read_board(ROOT / args.board)
-    variants = cli.variants_from(args)
+    args = build_parser().parse_args(["play", "--text", *script.args, *extra])
+    board = read_board(ROOT / args.board)
+    variants = variants_from(args)
     game = new_game(board, variants)
     save, events = folder / "save.json", folder / "events.jsonl"
     save.unlink(missing_ok=True)
     events.unlink(missing_ok=True)
-    settings = {"timer": args.timer, "simulated": args.simulated, "seed": args.seed if args.seed is not None else 0}
+    simulated = args.simulated or "random"
+    settings = {"timer": args.timer, "simulated": simulated, "seed": args.seed if args.seed is not None else 0}
     mouth = QuietMouth()
     prompts = Prompts.load(board.lang)
-    warn = lambda detail: mouth.say(prompts.text("error.save_failed", detail=detail))  # noqa: E731
-    session = Session(save, events, settings, warn=warn)
+    log = EventLog(events, game.events[:1], resumed=False)
+    session = Session(save, log, settings, on_failure=lambda *_: mouth.say("not saved"), on_recovery=lambda: None)
     host = Host(
         game,
         prompts,
         mouth,
-        settings=HostSettings(timer_seconds=args.timer, simulated=args.simulated, seed=int(settings["seed"])),
+        settings=HostSettings(timer_seconds=args.timer, simulated=simulated, seed=int(settings["seed"])),
         on_events=session,
         new_game=lambda: new_game(board, variants),
         save_hint=str(save),

@@ -43,8 +43,10 @@ from engine.variants import Variants
 from tests.speech_models import whisper_base_dir
 from tests.table import Voice, speak
 from voicehost.ears.audio import SAMPLE_RATE, Audio
-from voicehost.ears.loop import ECHO_TAIL_SECONDS, Ears, VoiceLoop, make_ears
+from voicehost.ears.loop import ECHO_TAIL_SECONDS, VoiceLoop
+from voicehost.ears.recognizers import make_ears
 from voicehost.ears.recordings import CHUNK_SECONDS
+from voicehost.ears.streams import Ears
 from voicehost.mouth import SpeakerMouth, SpeechError, Synthesizer
 from voicehost.prompts import Prompts
 from voicehost.referee.host import Host

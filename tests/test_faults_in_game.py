@@ -20,7 +20,6 @@ stopped talking, leave a short silence, then say the next line.
 
 from __future__ import annotations
 
-import argparse
 import functools
 import json
 import sys
@@ -34,9 +33,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-import voicehost.devices
+import voicehost.frontends.devices
+import voicehost.frontends.voice
 import voicehost.referee.host
-import voicehost.voice_mode
 from engine.board import Board
 from engine.editions import new_game
 from engine.events import EventType
@@ -44,14 +43,14 @@ from engine.lang import Lang
 from engine.variants import Variants
 from voicehost.ears.audio import SAMPLE_RATE, Audio
 from voicehost.ears.heard import ContextSource, Heard
-from voicehost.ears.loop import Ears, StreamingEars
 from voicehost.ears.microphone import RETRY_SECONDS, Microphone
 from voicehost.ears.recordings import CHUNK_SECONDS
+from voicehost.ears.streams import Ears, StreamingEars
 from voicehost.ears.wav import write_wav
+from voicehost.frontends.voice import VoiceFrontend, VoiceSettings
 from voicehost.prompts import Prompts
 from voicehost.referee.host import Host, HostSettings
 from voicehost.referee.timer import SandTimer
-from voicehost.voice_mode import Voice
 
 BOARD = Path(__file__).parent / "boards" / "classic-en.json"  # blue starts; BUTTERFLY is the assassin
 LINES = (
@@ -332,7 +331,7 @@ class Table(threading.Thread):
     def __init__(
         self,
         host: WatchedHost,
-        voice: Voice,
+        voice: VoiceFrontend,
         device: FakeSoundDevice,
         espeak: FakeEspeak,
         sand: SandClock,
@@ -414,8 +413,8 @@ def play(
     unplug: bool = False,
     break_voice: bool = False,
 ) -> Played:
-    """One whole game by voice, as `voicehost play --engine vosk --model DIR` runs it (cli.py: Voice.open,
-    Host, Voice.run, then closing), with the faults asked for."""
+    """One whole game by voice, as `voicehost play --engine vosk --model DIR` runs it (cli/play.py: VoiceFrontend,
+    Host, VoiceFrontend.run, then closing), with the faults asked for."""
     capsys.readouterr()
     sand = SandClock()
     away: list[Away] = []
@@ -445,16 +444,13 @@ def play(
         microphone.open()
         return microphone
 
-    monkeypatch.setattr(voicehost.voice_mode, "make_ears", make_ears)
-    monkeypatch.setattr(voicehost.devices, "open_microphone", open_microphone)
+    monkeypatch.setattr(voicehost.frontends.voice, "make_ears", make_ears)
+    monkeypatch.setattr(voicehost.frontends.devices, "open_microphone", open_microphone)
     monkeypatch.setattr(voicehost.referee.host, "SandTimer", functools.partial(SandTimer, clock=sand))
 
     game = new_game(Board.from_dict(json.loads(BOARD.read_text(encoding="utf-8"))), Variants())
     prompts = Prompts.load(game.board.lang)
-    args = argparse.Namespace(
-        engine="vosk", model=tmp_path, audio_in=None, audio_out=None, realtime=False, show_heard=False
-    )
-    voice = Voice.open(args, game.board.lang, prompts)
+    voice = VoiceFrontend(VoiceSettings(lang=game.board.lang, engine="vosk", model=tmp_path), prompts)
     host = WatchedHost(game, prompts, voice.mouth, settings=HostSettings(timer_seconds=TIMER_SECONDS))
     hosts.append(host)
     table = Table(host, voice, device, espeak, sand, unplug=unplug, break_voice=break_voice)

@@ -196,7 +196,7 @@ def test_a_broken_model_is_a_model_error_that_says_how_to_fix_it(
     assert result is not None, outcome.describe()
     assert result["reached"] == [], f"the loader went for the network: {result['reached']}"
     assert not result["loaded"], f"a {case} model loaded and heard noise as {result.get('heard')!r}"
-    assert result["class"] == "voicehost.speech_models.ModelError", outcome.describe()
+    assert result["class"] == "voicehost.speech_models.catalog.ModelError", outcome.describe()
     message = result["message"]
     assert engine in message.lower(), f"which model? {message}"
     assert MODEL_FOLDERS[engine] in message, f"where? {message}"

@@ -520,7 +520,7 @@ def test_cli_models_path_when_installed(
 
 def _local_manifest(monkeypatch: pytest.MonkeyPatch, spec: ModelSpec) -> None:
     manifest = Manifest((spec,), {"vosk": {"pt-BR": spec.id, "pt-PT": spec.id}})
-    monkeypatch.setattr(cli.Manifest, "load", classmethod(lambda cls: manifest))
+    monkeypatch.setattr("voicehost.speech_models.catalog.Manifest.load", classmethod(lambda cls: manifest))
 
 
 def test_cli_models_install_shows_progress_and_prints_the_folder(

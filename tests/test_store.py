@@ -16,9 +16,10 @@ from engine.lang import Lang
 from engine.missions import Campaign
 from engine.pieces import Side
 from engine.variants import Variants
-from voicehost.storage import saves as store
+from voicehost.storage import events_log as store
 from voicehost.storage.campaigns import load_campaign, save_campaign
-from voicehost.storage.saves import EventLog, SaveError, load_game, save_game
+from voicehost.storage.events_log import EventLog
+from voicehost.storage.saves import SaveError, load_game, save_game
 from voicehost.storage.session import Session
 
 from .conftest import CLASSIC_SPEC, competitive_board
@@ -49,7 +50,7 @@ def test_a_save_replays_to_the_same_game(tmp_path: Path) -> None:
         (lambda text: text.replace('"version": 1', '"version": 99'), "another version"),
         (lambda text: text.replace('"identity": "red"', '"identity": "blue"'), "does not replay"),
         (lambda text: text.replace('"seq": 3', '"seq": 7'), "numbered 7"),
-        (lambda text: "\udcff", "cannot be read"),
+        (lambda text: "\udcff", "not UTF-8 text"),
     ],
 )
 def test_a_corrupt_or_foreign_save_is_refused_whole(tmp_path: Path, damage, message: str) -> None:  # type: ignore[no-untyped-def]
@@ -68,9 +69,17 @@ def test_a_missing_save_says_so(tmp_path: Path) -> None:
 
 
 def test_a_full_disk_warns_once_and_the_game_goes_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    warnings: list[str] = []
-    session = Session(tmp_path / "s.json", tmp_path / "e.jsonl", {}, warnings.append)
+    warnings: list[tuple[str, Path, str]] = []
+    recovered: list[str] = []
     game = new_game(competitive_board(CLASSIC_SPEC))
+    log = EventLog(tmp_path / "e.jsonl", game.events[:1], resumed=False)
+    session = Session(
+        tmp_path / "s.json",
+        log,
+        {},
+        on_failure=lambda *said: warnings.append(said),
+        on_recovery=recovered.append,
+    )
 
     def full(*args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
@@ -78,9 +87,10 @@ def test_a_full_disk_warns_once_and_the_game_goes_on(tmp_path: Path, monkeypatch
     monkeypatch.setattr("voicehost.storage.session.save_game", full)
     session(game, game.events)
     session(game, game.give_clue("pão", 1))  # type: ignore[call-arg]
-    assert warnings == ["No space left on device"]
+    assert warnings == [("save", tmp_path / "s.json", "disk_full")] and not session.saved and recovered == []
     monkeypatch.undo()
     session(game, game.guess("MANTEIGA"))
+    assert session.saved and recovered == ["save"]
     assert load_game(tmp_path / "s.json").game.events[-1]["card"] == "MANTEIGA"
     session.close()
 
@@ -97,7 +107,7 @@ def test_the_events_log_cuts_off_a_torn_last_line_and_rewrites_it_whole(tmp_path
     path = tmp_path / "e.jsonl"
     kept = whole.splitlines(keepends=True)
     path.write_text("".join(kept[:-1]) + kept[-1][:-1], encoding="utf-8")  # even a last line short of its newline
-    log = EventLog(path)
+    log = EventLog(path, game.events[:1], resumed=True)
     assert log.last_seq == len(kept) - 1
     assert path.read_text(encoding="utf-8") == "".join(kept[:-1]), "the fragment is cut off on opening"
     log.append(game.events)
@@ -107,7 +117,7 @@ def test_the_events_log_cuts_off_a_torn_last_line_and_rewrites_it_whole(tmp_path
 def test_a_write_the_disk_half_takes_is_cut_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     game = new_game(competitive_board(CLASSIC_SPEC))
     path = tmp_path / "e.jsonl"
-    log = EventLog(path)
+    log = EventLog(path, game.events[:1], resumed=False)
     log.append(game.events)
     before = path.read_bytes()
     real_write_all = store._write_all
@@ -148,7 +158,7 @@ def test_campaign_progress_is_kept_per_team(tmp_path: Path) -> None:
 def test_a_won_mission_moves_the_team_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     campaign = Campaign("Nós", {"praga"})
-    session = Session(tmp_path / "s.json", None, {}, lambda _: None, campaign=campaign)
+    session = Session(tmp_path / "s.json", None, {}, on_failure=print, on_recovery=print, campaign=campaign)
     board = deal_duet([f"W{i}" for i in range(40)], Lang.PT_PT, random.Random(2))
     game = new_game(board, Variants(mission="cairo"))
     session(game, game.events)

@@ -1,26 +1,24 @@
-"""The voice mode: audio chunks in, utterances to the host, the host's answers out loud.
+"""The voice loop: audio chunks in, utterances to the host, and the host's own voice told apart.
 
 The host is the same one the text mode drives; this module only turns sound into the lines a
-player would have typed. Ears are built by `make_ears` (tests swap in fakes), the heavy engines
-are imported inside their adapters.
+player would have typed. Ears come from `voicehost.ears.recognizers.make_ears` (tests swap in fakes).
 """
 
 from __future__ import annotations
 
 import math
-import sys
 import threading
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import IO, TYPE_CHECKING, Final, Protocol
+from typing import IO, Final, Protocol
 
 import numpy as np
 
 from voicehost.ears.audio import SAMPLE_RATE, Audio
 from voicehost.ears.context import Context
-from voicehost.ears.heard import ContextSource, Heard, Recognizer, StreamingRecognizer
+from voicehost.ears.heard import Heard
+from voicehost.ears.streams import Ears
 from voicehost.referee.host import Host
 from voicehost.understanding import Command, HeardCommand, understand
 from voicehost.understanding import Phase as Listening
@@ -36,18 +34,6 @@ ECHO_PERCENTILE: Final = 90.0
 MIN_ECHO_CHUNKS: Final = 5
 LEVEL_HISTORY: Final = 600
 """Chunk levels kept while the host talks (a minute of 0.1 s chunks)."""
-ENGINES: Final = ("vosk", "whisper")
-VOSK_ENDPOINT_SECONDS: Final = 0.5
-SECONDS_PER_WORD: Final = 0.5
-
-if TYPE_CHECKING:
-    from voicehost.ears.vad import Segmenter
-
-
-class Ears(Protocol):
-    """Turns a stream of audio chunks into utterances, reading what makes sense now from `context`."""
-
-    def utterances(self, chunks: Iterable[Audio], context: ContextSource) -> Iterator[Heard]: ...
 
 
 class Speaking(Protocol):
@@ -57,68 +43,6 @@ class Speaking(Protocol):
     def speaking(self) -> bool: ...
 
     def stop(self) -> None: ...
-
-
-class SegmentedEars:
-    """A one-utterance-at-a-time recognizer (whisper) behind the Silero voice activity detector."""
-
-    def __init__(self, recognizer: Recognizer, segmenter: Segmenter | None = None) -> None:
-        self.recognizer = recognizer
-        self._segmenter = segmenter
-
-    def utterances(self, chunks: Iterable[Audio], context: ContextSource) -> Iterator[Heard]:
-        if self._segmenter is None:
-            from voicehost.ears.vad import Segmenter
-
-            self._segmenter = Segmenter()
-        for utterance in self._segmenter.utterances(chunks, talking=lambda: context().over_host):
-            heard = self.recognizer.recognize(utterance.audio, context())
-            yield replace(heard, start_s=utterance.start_s, end_s=utterance.end_s)
-
-
-class StreamingEars:
-    """vosk, which finds the end of each utterance itself and switches grammars as the phase changes."""
-
-    def __init__(self, recognizer: StreamingRecognizer) -> None:
-        self.recognizer = recognizer
-
-    def utterances(self, chunks: Iterable[Audio], context: ContextSource) -> Iterator[Heard]:
-        position = [0]
-
-        def counted() -> Iterator[Audio]:
-            for chunk in chunks:
-                position[0] += len(chunk)
-                yield chunk
-
-        for heard in self.recognizer.listen(counted(), context):
-            end = position[0] / SAMPLE_RATE
-            # vosk closes an utterance after its trailing silence; allow for the words said before it
-            start = max(0.0, end - VOSK_ENDPOINT_SECONDS - SECONDS_PER_WORD * max(1, len(heard.text.split())))
-            if heard.start_s is not None and heard.end_s is not None:
-                yield heard  # the adapter ended the utterance itself and knows where it lies
-                continue
-            yield replace(heard, start_s=start, end_s=end)
-
-
-def _make_whisper(model_dir: Path) -> Recognizer:
-    from voicehost.ears.recognizers.whisper import WhisperRecognizer
-
-    return WhisperRecognizer(model_dir)
-
-
-def _make_vosk(model_dir: Path) -> StreamingRecognizer:
-    from voicehost.ears.recognizers.vosk.recognizer import VoskRecognizer
-
-    return VoskRecognizer(model_dir)
-
-
-def make_ears(engine: str, model_dir: Path) -> Ears:
-    """The ears of `engine` with its model loaded (ModelError says what to install when it is missing)."""
-    if engine == "whisper":
-        return SegmentedEars(_make_whisper(model_dir))
-    if engine == "vosk":
-        return StreamingEars(_make_vosk(model_dir))
-    raise ValueError(f"unknown engine {engine!r}: choose one of {', '.join(ENGINES)}")
 
 
 @dataclass
@@ -252,7 +176,3 @@ def _level_db(chunk: Audio) -> float:
     """A chunk's loudness in dB full scale (RMS)."""
     power = float(np.mean(np.square(chunk, dtype=np.float64))) if len(chunk) else 0.0
     return 10 * math.log10(max(power, 1e-12))
-
-
-def stderr_log(enabled: bool) -> IO[str] | None:
-    return sys.stderr if enabled else None

@@ -12,6 +12,7 @@ import random
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from engine.editions import AnyGame
@@ -82,6 +83,7 @@ class Host:
         new_game: Callable[[], AnyGame] | None = None,
         save_hint: str = "",
         on_timer: Callable[[int | None, bool], None] | None = None,
+        unsaved: Callable[[], tuple[Path, str] | None] | None = None,
     ) -> None:
         self.game = game
         self.p = prompts
@@ -96,6 +98,7 @@ class Host:
         self._on_timer_shown = on_timer or (lambda seconds, running: None)
         self._new_game = new_game
         self._save_hint = save_hint
+        self._unsaved = unsaved or (lambda: None)  # (file, os_reason key) while the game is not on disk
         self._lock = threading.RLock()
         self._alternatives: list[str] = []
         self._timer_held = False
@@ -402,7 +405,11 @@ class Host:
             else:
                 self.ask(ConfirmBeforeActing(prompt=self.t("game.new_game_confirm"), act=self._start_new_game))
         elif command is Command.QUIT:
-            self.ask(ConfirmBeforeActing(prompt=self.t("game.quit_confirm"), act=self._quit))
+            unsaved = self._unsaved_detail()
+            prompt = (
+                self.t("game.quit_confirm") if unsaved is None else self.t("game.quit_confirm_unsaved", detail=unsaved)
+            )
+            self.ask(ConfirmBeforeActing(prompt=prompt, act=self._quit))
         elif command is Command.UNDO:
             last = game.last_undoable
             if last is None:
@@ -444,7 +451,16 @@ class Host:
     def _quit(self) -> None:
         self.timer.cancel()
         self.finished = True
-        self.say(self.t("game.bye"))
+        unsaved = self._unsaved_detail()
+        self.say(self.t("game.bye") if unsaved is None else self.t("game.bye_unsaved", detail=unsaved))
+
+    def _unsaved_detail(self) -> str | None:
+        """Where and why the game is not on disk, in the game's language; None when it is saved."""
+        failed = self._unsaved()
+        if failed is None:
+            return None
+        place, reason = failed
+        return f"{place}: {self.t(f'os_reason.{reason}')}"
 
     # ---- the timer --------------------------------------------------------------------------
 

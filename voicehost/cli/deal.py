@@ -1,0 +1,59 @@
+"""`voicehost deal`: a random board written to a file, and `voicehost key`: a saved game's key, printed once."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from engine.pieces import Side
+from voicehost.cli.failures import EXIT_OK, UsageError, UserError
+from voicehost.cli.setup import deal_board, system_lang
+from voicehost.storage.atomic import write_atomically
+from voicehost.storage.errors import SaveError, os_reason
+from voicehost.storage.paths import default_save_path
+from voicehost.storage.saves import load_game
+
+
+def command_deal(args: argparse.Namespace) -> int:
+    if args.edition == "duet" and (args.grid == "5x4" or args.starting):
+        raise UsageError("Duet is played on a 5x5 grid, and A or B starts (--first), not a team")
+    if args.edition != "duet" and args.first:
+        raise UsageError("--first is for Duet: a competitive game starts with a team (--starting)")
+    board = deal_board(args, args.lang or system_lang())
+    if args.out.is_dir():
+        raise UserError(f"{args.out} is a folder: give the board file's name, e.g. {args.out / 'board.json'}")
+    try:
+        write_atomically(args.out, json.dumps(board.to_dict(), ensure_ascii=False, indent=1) + "\n")
+    except OSError as exc:
+        raise UserError(f"the board cannot be written to {args.out}: {os_reason(exc)}") from None
+    print(f"{args.out}: {board.edition.value}, {board.lang.value}, {board.grid.columns}x{board.grid.rows}")
+    return EXIT_OK
+
+
+def command_key(args: argparse.Namespace) -> int:
+    path = args.save or default_save_path()
+    try:
+        game = load_game(path).game
+    except SaveError as exc:
+        raise UserError(str(exc)) from None
+    board = game.board
+    if board.is_duet and args.side is None:
+        raise UsageError("each Duet player sees only their own side of the key: add --side a or --side b")
+    if not board.is_duet and args.side is not None:
+        raise UsageError("--side is for Duet: in this game both spymasters share one key")
+    width = max(len(card) for card in board.cards) + 2
+    marks = {"red": "R", "blue": "B", "bystander": ".", "assassin": "X", "green": "G"}
+    holders = [args.side] if board.is_duet else list(game.KEY_HOLDERS)
+    for holder in holders:
+        if board.is_duet:
+            print(f"side {Side(holder).value.upper()}")
+        key = game.key_for(holder)
+        for row in range(board.grid.rows):
+            cells = []
+            for col in range(board.grid.columns):
+                index = row * board.grid.columns + col
+                covered = "*" if game.is_covered(index) else " "
+                cells.append(f"{marks[key[index].value]}{covered}{board.cards[index]:<{width}}")
+            print(" ".join(cells))
+    print("R red, B blue, G green, . bystander, X assassin; * covered")
+    return EXIT_OK

@@ -1,0 +1,42 @@
+"""`voicehost hear`: what the host understands from recordings (or the microphone), without a game."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from voicehost.cli.failures import EXIT_OK, UserError
+from voicehost.cli.setup import read_board
+from voicehost.ears.judge import context_for, judge_files, read
+from voicehost.ears.recognizers import make_ears, make_recognizer
+from voicehost.frontends.devices import microphone_chunks
+from voicehost.speech_models.choice import choose_engine
+
+
+def command_hear(args: argparse.Namespace) -> int:
+    if not args.wavs and not args.mic:
+        raise UserError("give one or more WAV files, or --mic")
+    if args.wavs and args.mic:
+        raise UserError("give WAV files or --mic, not both")
+    board = read_board(args.board)
+    choice = choose_engine(args.engine, args.model, board.lang)
+    if choice.note:
+        print(choice.note, file=sys.stderr)
+    if args.mic:
+        ears = make_ears(choice.engine, choice.model_dir)
+        chunks, microphone = microphone_chunks(
+            lambda lost: print(f"voicehost: {lost}", file=sys.stderr), lambda: None, "Give WAV files instead."
+        )
+        try:
+            for index, heard in enumerate(ears.utterances(chunks, lambda: context_for(board, args.phase)), 1):
+                verdict = read(heard, board, args.phase, f"utterance {index}")
+                print(verdict.json() if args.json else verdict.line(), flush=True)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            microphone.close()
+        return EXIT_OK
+    recognizer = make_recognizer(choice.engine, choice.model_dir)
+    for verdict in judge_files(recognizer, board, args.phase, args.wavs):
+        print(verdict.json() if args.json else verdict.line(), flush=True)
+    return EXIT_OK

@@ -1,0 +1,83 @@
+"""Playing by voice: a microphone or a recording in, speech out, through the same host as --text."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.lang import Lang
+from voicehost.ears.audio import Audio
+from voicehost.ears.loop import VoiceLoop
+from voicehost.ears.microphone import Microphone, MicrophoneLost
+from voicehost.ears.recognizers import make_ears
+from voicehost.frontends.devices import DeviceError, microphone_chunks, recording_chunks
+from voicehost.mouth import FileMouth, Mouth, PrintMouth, SpeakerMouth, make_mouth
+from voicehost.prompts import Prompts
+from voicehost.referee.host import Host
+from voicehost.speech_models.choice import choose_engine
+
+
+@dataclass(frozen=True)
+class VoiceSettings:
+    """What the player chose for playing by voice (from the command line)."""
+
+    lang: Lang
+    engine: str | None = None
+    model: Path | None = None
+    audio_in: Path | None = None
+    audio_out: Path | None = None
+    realtime: bool = False
+    show_heard: bool = False
+
+
+class VoiceFrontend:
+    """Everything the voice mode opened, so that it can all be closed in one place."""
+
+    def __init__(self, settings: VoiceSettings, prompts: Prompts) -> None:
+        """Load the model first (the slow part, and the likeliest to be missing), then the devices."""
+        self.settings = settings
+        choice = choose_engine(settings.engine, settings.model, settings.lang)
+        self.note = choice.note
+        self.ears = make_ears(choice.engine, choice.model_dir)
+        self._voice: SpeakerMouth | FileMouth | None = make_mouth(settings.lang, settings.audio_out)
+        self.mouth: Mouth = self._voice if self._voice is not None else PrintMouth()
+        self.microphone: Microphone | None = None
+        self._host: Host | None = None
+        self._chunks: Iterator[Audio]
+        if settings.audio_in is not None:
+            self._chunks = recording_chunks(settings.audio_in, realtime=settings.realtime)
+            return
+        try:
+            self._chunks, self.microphone = microphone_chunks(
+                self._lost, self._back, prompts.text("error.no_microphone")
+            )
+        except DeviceError:
+            self.mouth.say(prompts.text("error.no_microphone"))
+            self.close()
+            raise
+        # the microphone keeps listening while the host talks: the loop's echo gate hears "stop"
+
+    def run(self, host: Host) -> None:
+        self._host = host
+        speaking = self._voice if isinstance(self._voice, SpeakerMouth) else None
+        log = sys.stderr if self.settings.show_heard else None
+        VoiceLoop(host, self.ears, mouth=speaking, log=log).run(self._chunks)
+
+    def close(self) -> None:
+        if self.microphone is not None:
+            self.microphone.close()
+        if self._voice is not None:
+            with contextlib.suppress(Exception):  # closing must not fail the game's exit
+                self._voice.close()
+
+    def _lost(self, lost: MicrophoneLost) -> None:
+        print(f"voicehost: {lost}", file=sys.stderr)
+        if self._host is not None:
+            self._host.microphone_lost()
+
+    def _back(self) -> None:
+        if self._host is not None:
+            self._host.microphone_back()
