@@ -10,6 +10,7 @@ DOUBTFUL, for the opposing spymaster (in Duet, the partner) to rule on, as the r
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -272,12 +273,12 @@ def check_clue(
         if whole == _squash(card):
             return ClueRuling(Verdict.INVALID, Reason.VISIBLE_WORD, card)
     if len(pieces) > 1:
-        if not (house.multiword_names or house.compounds):
-            return ClueRuling(Verdict.INVALID, Reason.NOT_ONE_WORD)
-        for piece in pieces:
+        for piece in pieces:  # every word said is checked: "oyster bay" hides OYSTER
             ruling = _check_single(piece, visible, family, house, spelled, in_name=True)
             if ruling.verdict is not Verdict.VALID:
                 return ruling
+        if not (house.multiword_names or house.compounds):
+            return ClueRuling(Verdict.INVALID, Reason.NOT_ONE_WORD)
         return VALID
     return _check_single(pieces[0], visible, family, house, spelled)
 
@@ -291,6 +292,8 @@ def _check_single(
         ruling = _against_card(clue, card, family, house, spelled)
         if ruling is not None:
             return ruling
+    if not _in_latin_script(piece):
+        return ClueRuling(Verdict.DOUBTFUL, Reason.FOREIGN)  # another script: a foreign word, whatever it means
     if in_name:
         return VALID
     if clue.isdigit() or clue in NUMBER_WORDS[family] or (len(clue) == 1 and clue.isalpha()):
@@ -300,6 +303,11 @@ def _check_single(
     if clue not in LOANWORDS[family] and FOREIGN_MARKS[family].search(clue):
         return ClueRuling(Verdict.DOUBTFUL, Reason.FOREIGN)
     return VALID
+
+
+def _in_latin_script(word: str) -> bool:
+    """Whether every letter of the word is a Latin letter (accents included), as pt, it and en write."""
+    return all(unicodedata.name(ch, "").startswith("LATIN") for ch in word if ch.isalpha())
 
 
 def _against_card(clue: str, card: str, family: str, house: HouseRules, spelled: bool) -> ClueRuling | None:

@@ -1,12 +1,17 @@
-"""The HTTP side: a stdlib ThreadingHTTPServer, one thread per request, event streams included.
+"""The HTTP side: a stdlib ThreadingHTTPServer, one thread per connection, event streams included.
 
 Every response carries the same safety headers (no caching, no referrer, a strict content
 security policy); errors of any kind are the one 404 page or a bare status, never a stack trace.
+A home network is not hostile, but a phone left open or a broken client must not use the host up:
+a request must arrive whole within REQUEST_SECONDS, at most MAX_CONNECTIONS are served at once (the
+rest get a bare 503 at once), and HEAD answers as GET does, without the body.
 """
 
 from __future__ import annotations
 
+import contextlib
 import socket
+import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Final
 
@@ -15,6 +20,12 @@ from voicehost.display.routes import NOT_FOUND, Page, Site, Stream
 
 KEEPALIVE_SECONDS: Final = 15.0
 """A comment line this often keeps proxies and phones from closing an idle stream."""
+REQUEST_SECONDS: Final = 10.0
+"""How long a client has to send its request line and headers; then the connection is closed."""
+STREAM_WRITE_SECONDS: Final = 30.0
+"""An event stream's write may block this long (a phone that stopped reading) before it is closed."""
+MAX_CONNECTIONS: Final = 64
+"""Connections served at once: a TV, a few phones and their reconnections fit many times over."""
 RETRY_MS: Final = 1000
 """How long a browser waits before reconnecting a lost stream (sent as the stream's `retry:`)."""
 HEADERS: Final = {
@@ -33,18 +44,46 @@ HEADERS: Final = {
 class DisplayServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = 16
 
     def __init__(self, address: tuple[str, int], site: Site) -> None:
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         self.site = site
+        self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
         super().__init__(address, Handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """A thread per connection while a slot is free; otherwise a bare 503 at once, from this thread."""
+        if not self.slots.acquire(blocking=False):
+            with contextlib.suppress(OSError):
+                request.sendall(b"HTTP/1.0 503 Service Unavailable\r\nContent-Length: 0\r\nRetry-After: 1\r\n\r\n")
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
 
 
 class Handler(BaseHTTPRequestHandler):
     server: DisplayServer
     server_version = "voicehost"
     protocol_version = "HTTP/1.0"
+    timeout = REQUEST_SECONDS  # applied to the socket before the request is read
+
+    def handle(self) -> None:
+        try:
+            super().handle()
+        except (TimeoutError, OSError):
+            self.close_connection = True  # a client that stopped sending, or left: nothing to answer
 
     def version_string(self) -> str:
         return self.server_version
@@ -52,9 +91,15 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         target = self.server.site.resolve(self.path)
         if isinstance(target, Stream):
+            if self.command == "HEAD":
+                self._headers(200, "text/event-stream; charset=utf-8", None, target.private)
+                return
+            self.connection.settimeout(STREAM_WRITE_SECONDS)  # a reader that stopped reading is let go
             self._stream(target)
         else:
             self._send(target)
+
+    do_HEAD = do_GET
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """Malformed requests and other methods: the bare status, same headers, an empty body."""

@@ -88,11 +88,11 @@ def turn_text(view: View, p: Prompts) -> str:
         game = view["competitive"]
         current = team(game["team"], p)
         if phase == "clue" and game["penalty_for"] == game["team"] and game["agents_left"][game["team"]] > 0:
-            return p.text("clue.penalty_cover", Team=current)
+            return p.text("clue.penalty_cover", Team=current, how=p.text("cover.how_key_page"))
         if phase == "clue":
             return p.text("game.clue_prompt", Team=current)
         if phase == "simulated_turn":
-            return p.text("turn.simulated_choose")
+            return p.text("turn.simulated_choose", how=p.text("cover.how_key_page"))
         guess = p.text("game.guess_prompt", Team=current, left="")
         return f"{guess} {p.text('display.sudden_death')}" if phase == "sudden_death" else guess
     duet = view["duet"]

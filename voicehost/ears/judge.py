@@ -7,13 +7,13 @@ import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from engine.board import Board
-from voicehost.ears.audio import Audio
+from voicehost.ears.audio import SAMPLE_RATE, Audio
 from voicehost.ears.context import Context, make_context
 from voicehost.ears.heard import Heard, Recognizer
-from voicehost.ears.wav import read_wav
+from voicehost.ears.wav import read_wav_tail, wav_blocks
 from voicehost.understanding import Action, HeardClue, HeardCommand, HeardGuess, understand
 from voicehost.understanding import Phase as Listening
 
@@ -80,6 +80,29 @@ def read(heard: Heard, board: Board, phase: str, source: str) -> Verdict:
     return Verdict(source, heard, result)
 
 
+SHORT_RECORDING_SECONDS: Final = 12.0
+"""A recording this long or shorter is one utterance, heard whole (the voice activity detector's own
+longest utterance). A longer one is cut as the host cuts the microphone's stream, and its last
+utterance is judged: that is where a player's answer comes ("... no, wait: the oyster"). Read block
+by block, so memory stays bounded whatever the length."""
+
+
 def judge_files(recognizer: Recognizer, board: Board, phase: str, files: Sequence[Path]) -> Iterator[Verdict]:
     for path in files:
-        yield judge(recognizer, read_wav(path), board, phase, str(path))
+        yield judge(recognizer, utterance_of(path), board, phase, str(path))
+
+
+def utterance_of(path: Path) -> Audio:
+    """The recording, or for a long one its last utterance (see SHORT_RECORDING_SECONDS)."""
+    head = read_wav_tail(path, SHORT_RECORDING_SECONDS + 1.0)
+    if len(head) <= SHORT_RECORDING_SECONDS * SAMPLE_RATE:
+        return head
+    try:
+        from voicehost.ears.vad import Segmenter, VadError
+
+        last = None
+        for utterance in Segmenter().utterances(wav_blocks(path)):
+            last = utterance.audio
+    except (ImportError, VadError):  # vosk alone, without the whisper extra's VAD: the last seconds
+        return read_wav_tail(path, SHORT_RECORDING_SECONDS)
+    return last if last is not None else head[-round(SHORT_RECORDING_SECONDS * SAMPLE_RATE) :]

@@ -7,8 +7,10 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Final
 
+import numpy as np
+
 from voicehost.ears.audio import SAMPLE_RATE, Audio
-from voicehost.ears.wav import read_wav
+from voicehost.ears.wav import wav_blocks
 
 CHUNK_SECONDS: Final = 0.1
 """Audio handed to the recognizer at a time: short enough for a snappy end of speech, long enough
@@ -28,14 +30,25 @@ def file_chunks(
     realtime=True hands each chunk over when it would have finished being recorded, so timers and
     end-of-speech delays behave as at a table; False is as fast as possible (tests, benchmarks).
     """
-    audio = read_wav(path)
     size = max(1, round(chunk_seconds * SAMPLE_RATE))
     start = clock()
-    for index, offset in enumerate(range(0, len(audio), size)):
-        chunk = audio[offset : offset + size]
-        if realtime:
-            due = start + (index * size + len(chunk)) / SAMPLE_RATE  # scheduled from the start: no drift
-            delay = due - clock()
-            if delay > 0:
-                sleep(delay)
-        yield chunk
+    sent = 0
+    pending = np.zeros(0, dtype=np.float32)
+    blocks = wav_blocks(path)
+    for block in _with_end(blocks):
+        pending = np.concatenate([pending, block]) if block is not None else pending
+        while len(pending) >= size or (block is None and len(pending)):
+            chunk, pending = pending[:size], pending[size:]
+            sent += len(chunk)
+            if realtime:
+                due = start + sent / SAMPLE_RATE  # scheduled from the start: no drift
+                delay = due - clock()
+                if delay > 0:
+                    sleep(delay)
+            yield chunk
+
+
+def _with_end(blocks: Iterator[Audio]) -> Iterator[Audio | None]:
+    """The blocks, then None: the moment to hand over what is left."""
+    yield from blocks
+    yield None

@@ -27,11 +27,11 @@ def microphone_chunks(
 
 
 def recording_chunks(path: Path, realtime: bool) -> Iterator[Audio]:
-    """--audio-in: the recording, checked before the game starts."""
-    try:
-        from voicehost.ears.wav import read_wav
+    """--audio-in: the recording, its header checked before the game starts, then read as it is played."""
+    from voicehost.ears.wav import wav_format
 
-        read_wav(path)
-    except (AudioError, OSError) as exc:
+    try:
+        wav_format(path)
+    except AudioError as exc:
         raise DeviceError(f"cannot read the recording {path}: {exc}") from None
     return file_chunks(path, realtime=realtime)

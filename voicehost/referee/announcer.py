@@ -28,9 +28,10 @@ class Announcer:
     KEY_HINT: ClassVar[str] = "game.key_hint"
     """How the host tells the key holders where their key is, at the start."""
 
-    def __init__(self, game: AnyGame, prompts: Prompts) -> None:
+    def __init__(self, game: AnyGame, prompts: Prompts, *, key_pages: bool = False) -> None:
         self.game = game
         self.p = prompts
+        self.key_pages = key_pages  # the key holders have private pages (the web display): choices go there
 
     # ---- names -----------------------------------------------------------------------------
 
@@ -61,6 +62,14 @@ class Announcer:
     def need_clue_first(self) -> str:
         """A guess heard while a clue is awaited."""
         return self.next_prompt()
+
+    def how_to_cover(self) -> str:
+        """How a spymaster chooses a card to cover without naming it aloud."""
+        return self.p.text("cover.how_key_page" if self.key_pages else "cover.how_aloud")
+
+    def cover_not_aloud(self) -> str:
+        """The one reply to any card named aloud while a card is to be covered: it reveals nothing."""
+        return self.p.text("cover.not_aloud", how=self.how_to_cover().capitalize())
 
     def doubtful_clue(self, word: str, why: str, giver: Player) -> str:
         """A clue spelling cannot decide, put to whoever the rules let decide."""
@@ -217,12 +226,12 @@ class CompetitiveAnnouncer(Announcer):
         phase = game.state.phase
         if phase is Phase.CLUE:
             if game.penalty_choices():
-                return self.p.text("clue.penalty_cover", Team=self.player(game.team, True))
+                return self.p.text("clue.penalty_cover", Team=self.player(game.team, True), how=self.how_to_cover())
             return self.p.text("game.clue_prompt", Team=self.player(game.team, True))
         if phase is Phase.GUESS:
             return self.p.text("game.guess_prompt", Team=self.player(game.team, True), left=self.guesses_left())
         if phase is Phase.SIMULATED_TURN:
-            return self.p.text("turn.simulated_choose")
+            return self.p.text("turn.simulated_choose", how=self.how_to_cover())
         if phase is Phase.SUDDEN_DEATH:
             return self.p.text("game.guess_prompt", Team=self.player(game.team, True), left="")
         return ""
@@ -392,6 +401,6 @@ ANNOUNCERS: dict[bool, type[Announcer]] = {True: CompetitiveAnnouncer, False: Du
 """By `Game.TEAMS`: teams against each other, or partners."""
 
 
-def announcer_for(game: AnyGame, prompts: Prompts) -> Announcer:
+def announcer_for(game: AnyGame, prompts: Prompts, *, key_pages: bool = False) -> Announcer:
     """The announcer of the game's edition, chosen once."""
-    return ANNOUNCERS[game.TEAMS](game, prompts)
+    return ANNOUNCERS[game.TEAMS](game, prompts, key_pages=key_pages)

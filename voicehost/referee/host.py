@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from engine.editions import AnyGame
-from engine.errors import GameError
-from engine.events import Event
+from engine.errors import GameError, NothingToCover
+from engine.events import Event, EventType
 from engine.game import Phase, Player
-from engine.legality import ClueRuling, Verdict
+from engine.legality import ClueRuling, Reason, Verdict
 from engine.pieces import Side
 from voicehost.ears.context import Context, make_context
 from voicehost.prompts import Prompts
@@ -65,8 +65,9 @@ ALTERNATIVE_SHARE = 0.1
 @dataclass(frozen=True)
 class HostSettings:
     timer_seconds: int | None = None
-    simulated: str = "random"  # co-op: "random" or "choose" (the spymaster names the card)
+    simulated: str = "random"  # co-op: "random", or "choose" (the spymaster picks the card in private)
     seed: int = 0
+    key_pages: bool = False  # the key holders have private pages (the web display) to choose cards on
 
 
 class Host:
@@ -89,7 +90,7 @@ class Host:
         self.p = prompts
         self.mouth = mouth
         self.settings = settings or HostSettings()
-        self.announce: Announcer = announcer_for(game, prompts)
+        self.announce: Announcer = announcer_for(game, prompts, key_pages=self.settings.key_pages)
         self.question: Question | None = None
         self.finished = False
         self.chosen_side: Side | None = None  # Duet: the player who said "I give the clue" / "I guess"
@@ -191,9 +192,7 @@ class Host:
         with self._lock:
             game = self.game
             phase = game.state.phase
-            cards: Sequence[str] = game.visible_cards()
-            if phase is Phase.SIMULATED_TURN:
-                cards = game.cover_choices()
+            cards: Sequence[str] = game.visible_cards()  # never only the cards to cover: that would tell them
             question = self.question
             answering = question is not None and question.yes_no
             if answering:
@@ -235,10 +234,7 @@ class Host:
             self._choose_side(side)
             return
         if isinstance(heard, HeardClue):
-            house = game.variants.house
-            several_allowed = house.multiword_names or house.compounds
-            word = heard.clue.word if several_allowed else heard.clue.last_word
-            pending = PendingClue(word, heard.clue.number, heard.clue.spelled)
+            pending = PendingClue(heard.clue.word, heard.clue.number, heard.clue.spelled)
             if heard.action is Action.CONFIRM and game.state.phase is Phase.CLUE:
                 self.ask(ConfirmHeardClue(clue=pending))
                 return
@@ -251,7 +247,7 @@ class Host:
     def _reprompt(self) -> None:
         phase = self.game.state.phase
         if phase is Phase.SIMULATED_TURN:
-            self.say(self.t("input.reprompt") + " " + self.t("turn.simulated_choose"), remember=False)
+            self.say(self.t("input.reprompt") + " " + self.announce.next_prompt(), remember=False)
         elif phase in (Phase.GUESS, Phase.SUDDEN_DEATH):
             self.say(self.t("input.reprompt_guess"), remember=False)
         else:
@@ -279,12 +275,17 @@ class Host:
             self.say(self.t("clue.need_guess_now"), remember=False)
             return
         if phase is Phase.SIMULATED_TURN:
-            self.say(self.t("turn.simulated_choose"), remember=False)
+            self.say(self.announce.next_prompt(), remember=False)
             return
         if self.clue_giver() is None:
             self.ask(AskClueGiver(clue=clue))
             return
         ruling = game.check_clue(clue.word, spelled=clue.spelled)
+        if ruling.reason is Reason.NOT_ONE_WORD:
+            # Every word said was checked against the table first ("oyster bay" hides OYSTER); none is a
+            # card, so what came before the last one was a filler ("well, ocean two"): the clue is that word.
+            clue.word = clue.word.split()[-1]
+            ruling = game.check_clue(clue.word, spelled=clue.spelled)
         clue.ruling = ruling
         if ruling.verdict is Verdict.VALID:
             self.give_clue(clue)
@@ -328,17 +329,13 @@ class Host:
         game = self.game
         phase = game.state.phase
         accepted = heard.action is Action.ACCEPT
-        if phase is Phase.CLUE:
-            if accepted and heard.card in game.cover_choices():
-                self._done(game.cover(heard.card))
-            else:
-                self.say(self.announce.need_clue_first(), remember=False)
+        if phase is Phase.SIMULATED_TURN or (phase is Phase.CLUE and game.cover_choices()):
+            # A card to cover is chosen in private: whatever card is named aloud, the same reply, so the
+            # table never learns from it whose agent that card is.
+            self.say(self.announce.cover_not_aloud(), remember=False)
             return
-        if phase is Phase.SIMULATED_TURN:
-            if accepted and heard.card in game.cover_choices():
-                self._done(game.cover(heard.card))
-            else:
-                self.say(self.t("turn.simulated_choose"), remember=False)
+        if phase is Phase.CLUE:
+            self.say(self.announce.need_clue_first(), remember=False)
             return
         covered = self._covered_card_named(heard.heard)
         if covered is not None:
@@ -425,6 +422,32 @@ class Host:
             pass  # the voice mouth cuts speech short; in text there is nothing to stop
         elif command is Command.ALL_MY_GREENS_FOUND:
             self.say(self.announce.next_prompt(), remember=False)  # the host already knows and said it
+        elif command is Command.COVER_FOR_ME:
+            self._cover_for_me()
+
+    def cover(self, card: str) -> bool:
+        """A card to cover chosen in private (a key page): covered when it is one of the choices; False
+        (and nothing said) when it is not, so the answer is private too."""
+        with self._lock:
+            if card not in self.game.cover_choices():
+                return False
+            self._done(self.game.cover(card))
+            return True
+
+    def _cover_for_me(self) -> None:
+        """The host covers one of the cards the rules allow, at random (seeded by the game, so a resumed
+        game picks what the uninterrupted one would have)."""
+        choices = self.game.cover_choices()
+        if not choices:
+            self.say(self.announce.error(NothingToCover()), remember=False)
+            return
+        self._done(self.game.cover(self._chooser().choice(choices)))
+
+    def _chooser(self) -> random.Random:
+        """The host's own random picks, seeded by the game's moves so far (not its timer lines): a resumed
+        game, or one played with a sand timer, picks what the uninterrupted one would have."""
+        moves = sum(1 for event in self.game.events if event.type is not EventType.TIMER)
+        return random.Random(f"{self.settings.seed}:{moves}")
 
     def _undo(self) -> None:
         game = self.game
@@ -443,7 +466,7 @@ class Host:
             return
         self.timer.cancel()
         self.game = self._new_game()
-        self.announce = announcer_for(self.game, self.p)
+        self.announce = announcer_for(self.game, self.p, key_pages=self.settings.key_pages)
         self.question = None
         self._on_events(self.game, self.game.events)
         self.start()
@@ -507,9 +530,7 @@ class Host:
         game = self.game
         events = list(events)
         if game.state.phase is Phase.SIMULATED_TURN and self.settings.simulated == "random":
-            # seeded by the game's own length, so a resumed game covers what the uninterrupted one would
-            chooser = random.Random(f"{self.settings.seed}:{len(game.events)}")
-            events += game.cover(chooser.choice(game.cover_choices()))
+            events += game.cover(self._chooser().choice(game.cover_choices()))
         self._on_events(game, events)
         self.say(f"{intro} {self.announce.describe(events)}")
         self._after_change()

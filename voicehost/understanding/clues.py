@@ -10,7 +10,10 @@ from typing import Final
 from voicehost.understanding.text import Token, keys_of, strip_start, text_of
 from voicehost.understanding.vocabulary import Vocabulary
 
-SMALL_NUMBER: Final = re.compile(r"[0-9]{1,3}")
+DIGITS: Final = re.compile(r"[0-9]+")
+MAX_DIGITS: Final = 12
+"""A longer run of digits is read as an absurd number (refused by the rules), not turned into a huge int."""
+ABSURD: Final = 10**MAX_DIGITS
 
 
 def _spellings(keys: tuple[str, ...], vocab: Vocabulary) -> list[str | None]:
@@ -86,8 +89,9 @@ def _number_at(keys: tuple[str, ...], end: int, vocab: Vocabulary) -> tuple[int 
     """(number or None for unlimited, how many words it took) ending at ``end``."""
     if end == 0:
         return None
-    if SMALL_NUMBER.fullmatch(keys[end - 1]):
-        return int(keys[end - 1]), 1
+    if DIGITS.fullmatch(keys[end - 1]):
+        digits = keys[end - 1]
+        return (int(digits) if len(digits) <= MAX_DIGITS else ABSURD), 1
     unlimited = vocab.unlimited.suffix(keys, end)
     word = vocab.number_words.suffix(keys, end)
     if unlimited == word == 0:
@@ -98,7 +102,11 @@ def _number_at(keys: tuple[str, ...], end: int, vocab: Vocabulary) -> tuple[int 
 
 
 def _clue_word(tokens: Sequence[Token], vocab: Vocabulary) -> tuple[str | None, bool]:
-    """(clue word, spelled?) from the words before the number; None if only fillers."""
+    """(clue word, spelled?) from the words before the number; None if only fillers.
+
+    A self-correction keeps what follows it ("céu, não, espaço, dois" is espaço); every other word
+    said stays in the clue, for the rules to judge ("oyster bay" hides OYSTER)."""
+    tokens = _after_last_correction(tokens, vocab)
     if not tokens:
         return None, False
     spelled = spelled_word(tokens, vocab)
@@ -106,6 +114,17 @@ def _clue_word(tokens: Sequence[Token], vocab: Vocabulary) -> tuple[str | None, 
         return spelled, True
     rest = tokens[strip_start(tokens, vocab.clue_starters, keep_one=False)[-1] :]
     return (text_of(rest) if rest else None), False
+
+
+def _after_last_correction(tokens: Sequence[Token], vocab: Vocabulary) -> Sequence[Token]:
+    """The words after the last "no" or "I mean" that follows a word of the clue ("céu, não, espaço")."""
+    keys = keys_of(tokens)
+    cut = 0
+    for end in range(1, len(keys)):  # a correction needs a word before it: a leading "não" is a starter
+        size = vocab.corrections.suffix(keys, end)
+        if size and end - size > 0:
+            cut = end
+    return tokens[cut:]
 
 
 def parse_clue(tokens: Sequence[Token], vocab: Vocabulary) -> CluePieces:
@@ -125,6 +144,8 @@ def parse_clue(tokens: Sequence[Token], vocab: Vocabulary) -> CluePieces:
         if 0 < connector < len(before):  # "fruit for two"
             before = before[:-connector]
         word, spelled = _clue_word(before, vocab)
+        if number is not None and tokens[end - 1].minus:  # "tomato -1": said with a minus, refused by the rules
+            number = -number
         return CluePieces(word, spelled, True, number)
     word, spelled = _clue_word(tokens, vocab)
     return CluePieces(word, spelled, False, None)

@@ -37,6 +37,7 @@ class Command(Enum):
     QUIT = "quit"
     STOP_TALKING = "stop_talking"
     ALL_MY_GREENS_FOUND = "all_my_greens_found"
+    COVER_FOR_ME = "cover_for_me"  # the host picks the penalty or simulated card, so nobody names it aloud
 
 
 class Intent(Enum):
@@ -63,12 +64,6 @@ class SpokenClue:
     word: str
     number: int | None
     spelled: bool
-
-    @property
-    def last_word(self) -> str:
-        """The word said last before the number: what a one-word clue is when fillers or a
-        self-correction came first ("well, ocean two", "céu, não, espaço, dois")."""
-        return self.word if self.spelled else self.word.split()[-1]
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,19 @@ MAX_TEXT_CHARS: Final = 500
 """Longer transcripts are chatter, not a move; they are not analysed."""
 
 
+_ESCAPES: Final = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: arrow keys, colours ("\x1b[A")
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: window titles
+    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"  # DCS, SOS, PM, APC strings
+    r"|\x1bO."  # SS3: arrow keys in application mode
+    r"|\x1b[@-Z\\-_]?"  # any other escape
+    r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
+)
+"""What a terminal sends for keys that are not text: typed before a clue, "\x1b[Aharbor" is "harbor"."""
+_SPACES: Final = frozenset("\t\n\r\v\f")
 _APOSTROPHES: Final = frozenset("'\u2019\u2018\u02bc`\u00b4")
 _PIECE: Final = re.compile(r"-+|'+|[^-']+")
 _DIGITS_OR_NOT: Final = re.compile(r"[0-9]+|[^0-9]+")
-SMALL_NUMBER: Final = re.compile(r"[0-9]{1,3}")
 
 
 @dataclass(frozen=True)
@@ -28,6 +37,15 @@ class Token:
     key: str
     sep: str  # what joined it to the previous token: " ", "-", "'" or "" (digit split)
     chunk: int  # which whitespace-separated chunk of the input it came from
+    minus: bool = False  # a dash right before it, at the start of its chunk: "-1"
+
+
+def strip_controls(text: str) -> str:
+    """The text without terminal escape sequences and invisible control or format characters, which are
+    dropped, not turned into spaces: "tom\x01ato" is "tomato", not "tom ato"."""
+    text = _ESCAPES.sub("", text)
+    kept = (ch for ch in text if unicodedata.category(ch) not in ("Cc", "Cf") or ch in _SPACES)
+    return "".join(" " if ch in _SPACES else ch for ch in kept)
 
 
 def _clean_char(ch: str) -> str:
@@ -44,13 +62,14 @@ def _clean_char(ch: str) -> str:
 
 def tokenize(text: str, join_apostrophes: bool) -> tuple[Token, ...]:
     """Split into words; hyphens split too but are remembered, for spelled clues."""
-    cleaned = "".join(map(_clean_char, unicodedata.normalize("NFKC", text).lower()))
+    cleaned = "".join(map(_clean_char, unicodedata.normalize("NFKC", strip_controls(text)).lower()))
     tokens: list[Token] = []
     for chunk_index, chunk in enumerate(cleaned.split()):
         if join_apostrophes:  # English: "it's" -> "its", "what's" -> "whats"
             chunk = chunk.replace("'", "")
         first = True
         sep = " "
+        minus = chunk.startswith("-")
         for piece in _PIECE.findall(chunk):
             if piece[0] in "-'":  # Italian/Portuguese elision: "l'ancora" -> "l" "ancora"
                 sep = piece[0]
@@ -58,7 +77,7 @@ def tokenize(text: str, join_apostrophes: bool) -> tuple[Token, ...]:
             for part in _DIGITS_OR_NOT.findall(piece):  # "tomate3" -> "tomate" "3"
                 key = fold_text(part)
                 if key:
-                    tokens.append(Token(part, key, " " if first else sep, chunk_index))
+                    tokens.append(Token(part, key, " " if first else sep, chunk_index, minus and first))
                     first = False
                 sep = ""
     return tuple(tokens)

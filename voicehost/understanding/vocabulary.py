@@ -39,6 +39,7 @@ class Vocabulary:
     fillers: Phrases
     starters: Phrases  # stripped before a guess: fillers, lead-ins, articles, yes-words
     clue_starters: Phrases  # the same plus no-words ("não, tomate três")
+    corrections: Phrases  # no-words and "I mean": what follows them replaces what came before
     wordy_starters: Phrases  # starters with a real word in them, safe before spelling
     letters: Mapping[tuple[str, ...], str]
     letter_names: Phrases
@@ -214,6 +215,7 @@ def _build(lang: Lang, table: Mapping[str, Any]) -> Vocabulary:
         fillers=Phrases(fillers),
         starters=Phrases(starters),
         clue_starters=Phrases([*starters, *no]),
+        corrections=Phrases([*no, *phrases("corrections")]),
         wordy_starters=Phrases(p for p in starters if any(len(w) > 1 for w in p)),
         letters=letters,
         letter_names=Phrases(letters),
