@@ -40,6 +40,23 @@ def bounded(low: int, high: int, what: str) -> Callable[[str], int]:
     return parse
 
 
+def file_path(text: str) -> Path:
+    """A file the player names: not empty, no NUL byte, and a name, not a folder ("/", ".", "..")."""
+    if not text.strip() or "\x00" in text:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a file name")
+    path = Path(text)
+    if path.name in ("", ".", "..") or text.endswith("/"):
+        raise argparse.ArgumentTypeError(f"{text} is a folder: give a file's name")
+    return path
+
+
+def folder_path(text: str) -> Path:
+    """A folder the player names (a model's)."""
+    if not text.strip() or "\x00" in text:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a folder name")
+    return Path(text)
+
+
 def _lang(text: str) -> Lang:
     try:
         return Lang.parse(text)
@@ -91,11 +108,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     play = commands.add_parser("play", help="host a game")
     add_deal_options(play)
-    play.add_argument("--board", type=Path, help="play this board file instead of dealing one")
-    play.add_argument("--save", type=Path, help="where the game is kept (written after every event)")
-    play.add_argument("--resume", type=Path, help="continue the game saved in this file")
+    play.add_argument("--board", type=file_path, help="play this board file instead of dealing one")
+    play.add_argument("--save", type=file_path, help="where the game is kept (written after every event)")
+    play.add_argument("--resume", type=file_path, help="continue the game saved in this file")
     play.add_argument("--text", action="store_true", help="type what players say; read what the host says")
-    play.add_argument("--events", type=Path, help="append every event to this JSON Lines file")
+    play.add_argument("--events", type=file_path, help="append every event to this JSON Lines file")
     play.add_argument(
         "--timer", type=bounded(*TIMER_RANGE, "the timer"), default=None, metavar="SECONDS", help="sand timer per turn"
     )
@@ -109,11 +126,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--port", type=bounded(0, 65535, "the port"), default=None, help=f"the web display's port ({DEFAULT_PORT})"
     )
     play.add_argument("--host", default="127.0.0.1", help="the web display's address (key pages go there too)")
-    play.add_argument("--audio-in", type=Path, help="the players' speech from this WAV instead of the microphone")
+    play.add_argument("--audio-in", type=file_path, help="the players' speech from this WAV instead of the microphone")
     play.add_argument("--realtime", action="store_true", help="--audio-in: as fast as it was recorded")
-    play.add_argument("--audio-out", type=Path, help="the host's speech to this WAV instead of the speakers")
+    play.add_argument("--audio-out", type=file_path, help="the host's speech to this WAV instead of the speakers")
     play.add_argument("--engine", choices=["vosk", "whisper"], default=None, help="speech recognizer (vosk)")
-    play.add_argument("--model", type=Path, help="the recognizer's model folder")
+    play.add_argument("--model", type=folder_path, help="the recognizer's model folder")
     play.add_argument("--show-heard", action="store_true", help="print what the recognizer heard, on stderr")
     rules = play.add_argument_group("variants and house rules")
     rules.add_argument("--assassin-ending", action="store_true", help="the game ends only with the assassin")
@@ -138,7 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     deal = commands.add_parser("deal", help="write a random board file")
     add_deal_options(deal)
-    deal.add_argument("--out", type=Path, required=True)
+    deal.add_argument("--out", type=file_path, required=True)
 
     models = commands.add_parser("models", help="list, install or locate speech models")
     model_commands = models.add_subparsers(dest="models_command", required=True)
@@ -155,16 +172,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     hear = commands.add_parser("hear", help="what the host understands from recordings or the microphone")
-    hear.add_argument("--board", type=Path, required=True, help="the board whose cards are visible")
+    hear.add_argument("--board", type=file_path, required=True, help="the board whose cards are visible")
     hear.add_argument("--phase", choices=["clue", "guess"], default="guess")
     hear.add_argument("--engine", choices=["vosk", "whisper"], default=None)
-    hear.add_argument("--model", type=Path)
+    hear.add_argument("--model", type=folder_path)
     hear.add_argument("--json", action="store_true", help="one JSON object a file")
     hear.add_argument("--mic", action="store_true", help="listen to the microphone until Ctrl-C")
-    hear.add_argument("wavs", type=Path, nargs="*", metavar="WAV")
+    hear.add_argument("wavs", type=file_path, nargs="*", metavar="WAV")
 
     key = commands.add_parser("key", help="print the key of a saved game, once, for a spymaster")
-    key.add_argument("save", type=Path, nargs="?", default=None)
+    key.add_argument("save", type=file_path, nargs="?", default=None)
     key.add_argument("--side", choices=["a", "b"], help="Duet: only this side")
     return parser
 

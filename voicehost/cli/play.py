@@ -187,6 +187,9 @@ def _new(args: argparse.Namespace) -> OpenedGame:
         "seed": args.seed if args.seed is not None else 0,
         "edition_args": next_game_args(args, board),
     }
+    if args.team:
+        settings["team"] = args.team
+        _check_mission_open(args.team, game)
     save_path: Path = args.save or default_save_path()
     lock = GameLock(save_path).acquire()
     try:
@@ -258,6 +261,17 @@ def _events_log(path: Path | None, game: AnyGame, opened: OpenedGame) -> EventLo
 def _campaign(game: AnyGame, settings: dict[str, Any], resumed: bool) -> Campaign | None:
     team = settings.get("team")
     return None if team is None else load_campaign(team)
+
+
+def _check_mission_open(team: str, game: AnyGame) -> None:
+    """A team plays the cities its map has opened (the first normal game opens Praga)."""
+    city = game.variants.mission
+    if city is None:
+        return
+    campaign = load_campaign(team)
+    if city not in campaign.available():
+        opened = ", ".join(campaign.available()) or "none yet: first win a normal 9-token game"
+        raise UserError(f"the mission {city} is not open for {team}; open missions: {opened}")
 
 
 def _same(one: Path, other: Path) -> bool:

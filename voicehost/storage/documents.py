@@ -229,18 +229,28 @@ def first_problem(exc: ValidationError) -> str:
     """pydantic's first error, short: where it is ("events[3].number") and what is wrong with it."""
     error = exc.errors(include_url=False, include_context=False)[0]
     where = ""
+    previous: object = None
     for part in error["loc"]:
         if isinstance(part, int):
             where += f"[{part}]"
-        elif part not in _UNION_TAGS:
+        elif not _is_branch(part, previous):
             where += f".{part}" if where else str(part)
+        previous = part
     value = repr(error.get("input"))
     shown = value if len(value) <= 40 else value[:37] + "..."
     problem = str(error["msg"]).rstrip(".").lower()
     return f"{where or 'the document'}: {problem} (found {shown})"
 
 
-_UNION_TAGS: Final = frozenset(
+def _is_branch(part: str, previous: object) -> bool:
+    """A part of pydantic's error location that names a branch of a union, not a place in the file: an
+    event's type right after its index ("events", 3, "clue"), or a type ("int", "literal['unlimited']")."""
+    if isinstance(previous, int) and part in EVENT_TYPES:
+        return True
+    return part in ("int", "str", "bool", "float", "none") or "[" in part or part.startswith("constrained-")
+
+
+EVENT_TYPES: Final = frozenset(
     [
         "game_started",
         "clue",
@@ -254,10 +264,5 @@ _UNION_TAGS: Final = frozenset(
         "undo",
         "timer",
         "game_over",
-        "int",
-        "literal['unlimited']",
-        "constrained-int",
-        "constrained-str",
     ]
 )
-"""Parts of pydantic's error locations that name a union branch, not a place in the file."""
