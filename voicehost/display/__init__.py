@@ -1,7 +1,8 @@
 """What players look at: the public board (web page or terminal) and the spymasters' private key pages.
 
 The host calls `show` after every change, `said` with every announcement, `timer` with the sand
-timer; it prints `console_lines()` on its own console only (the key pages' secret links are there).
+timer; it prints `console_lines()` on its own console only (the key pages' secret links are there),
+and gives `handle_private` what the key pages' private requests call (`Host.cover`, `clue_checker`).
 Only `state.public_state` turns a game into something public: see that module.
 """
 
@@ -11,12 +12,24 @@ from typing import Protocol, TextIO
 
 from engine.editions import AnyGame
 from voicehost.display.none import NoDisplay
+from voicehost.display.private import CheckHandler, CoverHandler, clue_checker
 from voicehost.display.state import public_state
 from voicehost.display.terminal import TerminalDisplay
 from voicehost.display.web import DisplayError, WebDisplay
 from voicehost.prompts import Prompts
 
-__all__ = ["Display", "DisplayError", "NoDisplay", "TerminalDisplay", "WebDisplay", "make_display", "public_state"]
+__all__ = [
+    "CheckHandler",
+    "CoverHandler",
+    "Display",
+    "DisplayError",
+    "NoDisplay",
+    "TerminalDisplay",
+    "WebDisplay",
+    "clue_checker",
+    "make_display",
+    "public_state",
+]
 
 KINDS = ("web", "terminal", "none")
 
@@ -33,6 +46,9 @@ class Display(Protocol):
 
     def console_lines(self) -> list[str]:
         """What to print on the host's console only: the public address, the private ones with QR codes."""
+
+    def handle_private(self, *, on_cover: CoverHandler | None = None, on_check: CheckHandler | None = None) -> None:
+        """What a key page's private choices call (the web display only; the others have no key pages)."""
 
     def close(self) -> None: ...
 

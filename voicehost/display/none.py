@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from engine.editions import AnyGame
+from voicehost.display.private import CheckHandler, CoverHandler
 
 
 class NoDisplay:
@@ -17,6 +18,9 @@ class NoDisplay:
 
     def console_lines(self) -> list[str]:
         return []
+
+    def handle_private(self, *, on_cover: CoverHandler | None = None, on_check: CheckHandler | None = None) -> None:
+        return None
 
     def close(self) -> None:
         return None

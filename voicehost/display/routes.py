@@ -2,15 +2,18 @@
 
 Public: `/` (the board page), `/state` (its JSON), `/events` (its event stream), `/static/...`.
 Private: `/key/<token>`, `/key/<token>/state` and `/key/<token>/events`, for the viewers of the
-current game only (see `tokens.VIEWERS`).
+current game only (see `tokens.VIEWERS`); and a key page's private requests, by POST only:
+`/key/<token>/cover` (`{"card": ...}`) and `/key/<token>/check` (`{"word": ...}`), answered with a
+small private JSON.
 """
 
 from __future__ import annotations
 
+import json
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 from urllib.parse import urlsplit
 
 from voicehost.display.assets import static_asset
@@ -21,6 +24,14 @@ JSON: Final = "application/json; charset=utf-8"
 HTML: Final = "text/html; charset=utf-8"
 NOT_FOUND_BODY: Final = b'<!doctype html><html lang="en"><title>Not found</title><p>Not found.</p></html>\n'
 PUBLIC: Final = "public"
+ACTIONS: Final = {"cover": "card", "check": "word"}
+"""The private requests a key page may send, each with the one field its JSON body holds."""
+MAX_VALUE: Final = 64
+"""Characters in that field: a card's name or a clue word, with room to spare."""
+
+Action = Callable[[str, str], dict[str, Any] | None]
+"""A private request: (viewer, the field's value) -> the JSON answer; None when the display cannot
+answer it (no handler was given): the one 404."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +49,8 @@ class Stream:
 
 
 NOT_FOUND: Final = Page(404, HTML, NOT_FOUND_BODY)
+BAD_REQUEST: Final = Page(400, JSON, b"{}", private=True)
+FAILED: Final = Page(500, JSON, b"{}", private=True)
 
 
 def key_channel(viewer: str) -> str:
@@ -47,9 +60,10 @@ def key_channel(viewer: str) -> str:
 class Site:
     """Resolves paths against the hub's snapshots; the display updates its pages and viewers."""
 
-    def __init__(self, hub: Hub, tokens: KeyTokens) -> None:
+    def __init__(self, hub: Hub, tokens: KeyTokens, actions: Mapping[str, Action] | None = None) -> None:
         self.hub = hub
         self.tokens = tokens
+        self.actions = dict(actions or {})
         self._lock = threading.Lock()
         self._pages: dict[str, bytes] = {}
         self._viewers: tuple[str, ...] = ()
@@ -69,11 +83,26 @@ class Site:
             return Page(200, asset.content_type, asset.body) if asset else NOT_FOUND
         return self._serve(PUBLIC, {"/": "page", "/state": "state", "/events": "events"}.get(path), private=False)
 
-    def _private(self, rest: str) -> Page | Stream:
+    def action(self, raw_path: str) -> Callable[[bytes], Page] | None:
+        """The private request at this address, to run on the request's body; None: the one 404."""
+        path = urlsplit(raw_path).path
+        if not path.startswith("/key/"):
+            return None
+        viewer, what = self._viewer(path.removeprefix("/key/"))
+        act = self.actions.get(what)
+        if viewer is None or act is None or what not in ACTIONS:
+            return None
+        return lambda body: _answer(act, viewer, ACTIONS[what], body)
+
+    def _viewer(self, rest: str) -> tuple[str | None, str]:
+        """Whose token starts `rest` (None: nobody's), and what follows it."""
         token, _, what = rest.partition("/")
         with self._lock:
             viewers = self._viewers
-        viewer = self.tokens.viewer(token, viewers)
+        return self.tokens.viewer(token, viewers), what
+
+    def _private(self, rest: str) -> Page | Stream:
+        viewer, what = self._viewer(rest)
         if viewer is None:
             return NOT_FOUND
         return self._serve(key_channel(viewer), {"": "page", "state": "state", "events": "events"}.get(what), True)
@@ -89,3 +118,21 @@ class Site:
             current = self.hub.current(channel)
             return Page(200, JSON, current[1], private) if current is not None else NOT_FOUND
         return NOT_FOUND
+
+
+def _answer(act: Action, viewer: str, field: str, body: bytes) -> Page:
+    """Run a private request on its JSON body: one short string field, or a bare 400."""
+    try:
+        data = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return BAD_REQUEST
+    value = data.get(field) if isinstance(data, dict) else None
+    if not isinstance(value, str) or len(value) > MAX_VALUE:
+        return BAD_REQUEST
+    try:
+        answer = act(viewer, value.strip())
+    except Exception:  # the host's console is for the players: the page says it got no answer
+        return FAILED
+    if answer is None:
+        return NOT_FOUND
+    return Page(200, JSON, json.dumps(answer, ensure_ascii=False, sort_keys=True).encode("utf-8"), private=True)

@@ -5,6 +5,9 @@ security policy); errors of any kind are the one 404 page or a bare status, neve
 A home network is not hostile, but a phone left open or a broken client must not use the host up:
 a request must arrive whole within REQUEST_SECONDS, at most MAX_CONNECTIONS are served at once (the
 rest get a bare 503 at once), and HEAD answers as GET does, without the body.
+
+POST is taken only by a key page's private requests (`Site.action`): a wrong token is the one 404,
+another origin a bare 403, a body over MAX_BODY bytes a bare 413; elsewhere POST is not implemented.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Final
+from urllib.parse import urlsplit
 
 from voicehost.display.hub import StreamEnded
 from voicehost.display.routes import NOT_FOUND, Page, Site, Stream
@@ -28,6 +32,8 @@ MAX_CONNECTIONS: Final = 64
 """Connections served at once: a TV, a few phones and their reconnections fit many times over."""
 RETRY_MS: Final = 1000
 """How long a browser waits before reconnecting a lost stream (sent as the stream's `retry:`)."""
+MAX_BODY: Final = 200
+"""Bytes a private request's body may have: `{"word": ...}` with a long word fits."""
 HEADERS: Final = {
     "Cache-Control": "no-store",
     "X-Content-Type-Options": "nosniff",
@@ -100,6 +106,33 @@ class Handler(BaseHTTPRequestHandler):
             self._send(target)
 
     do_HEAD = do_GET
+
+    def do_POST(self) -> None:
+        """A key page's private request; the body is read only once the token and origin are right."""
+        if not urlsplit(self.path).path.startswith("/key/"):
+            self.send_error(501)
+            return
+        action = self.server.site.action(self.path)
+        if action is None:
+            self._send(NOT_FOUND)
+            return
+        if not self._same_origin():
+            self._send(Page(403, "text/plain; charset=utf-8", b"", private=True))
+            return
+        length = self.headers.get("Content-Length", "")
+        if not length.isdigit() or int(length) > MAX_BODY:
+            self._send(Page(413 if length.isdigit() else 411, "text/plain; charset=utf-8", b"", private=True))
+            return
+        body = self.rfile.read(int(length))
+        if len(body) == int(length):  # otherwise the client left mid-request
+            self._send(action(body))
+
+    def _same_origin(self) -> bool:
+        """Only the page itself may ask: a browser names the page that sends a POST (Origin, and
+        Sec-Fetch-Site when it knows it), and another site cannot forge either."""
+        host, origin = self.headers.get("Host"), self.headers.get("Origin")
+        fetched_from = self.headers.get("Sec-Fetch-Site", "same-origin")
+        return host is not None and origin == f"http://{host}" and fetched_from == "same-origin"
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """Malformed requests and other methods: the bare status, same headers, an empty body."""

@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from engine.editions import AnyGame
+from voicehost.display.private import cover_offer
 from voicehost.display.state import key_identities
 from voicehost.display.texts import View, card_text, key_note, page_title
 from voicehost.prompts import Prompts
@@ -29,15 +30,22 @@ def public_payload(
     return {"view": view, "text": words, "said": said, "timer": timer}
 
 
-def key_part(view: View, game: AnyGame, viewer: str, p: Prompts) -> dict[str, Any]:
-    """What a private page adds to the public snapshot: `viewer`'s key (the whole key, or one Duet side)."""
+def key_part(
+    view: View, game: AnyGame, viewer: str, p: Prompts, *, cover: bool = False, check: bool = False
+) -> dict[str, Any]:
+    """What a private page adds to the public snapshot: `viewer`'s key (the whole key, or one Duet side),
+    and the private requests it may make: `cover` (the cards to choose from, while one is to be
+    covered; the spymasters' page only) and `check` (a clue's ruling)."""
     identities = key_identities(game, viewer)
+    choices = game.cover_choices() if cover and viewer == "spymasters" else []
     return {
         "viewer": viewer,
         "title": page_title(view, p, viewer),
         "note": key_note(viewer, p),
         "identities": identities,
         "cards": [card_text(view, index, p, key=identity) for index, identity in enumerate(identities)],
+        "cover": cover_offer(view, choices, p),
+        "check": check,
     }
 
 

@@ -11,6 +11,7 @@ import threading
 from typing import TextIO
 
 from engine.editions import AnyGame
+from voicehost.display.private import CheckHandler, CoverHandler
 from voicehost.display.state import public_state
 from voicehost.display.texts import View, texts
 from voicehost.prompts import Prompts
@@ -44,6 +45,9 @@ class TerminalDisplay:
 
     def console_lines(self) -> list[str]:
         return []
+
+    def handle_private(self, *, on_cover: CoverHandler | None = None, on_check: CheckHandler | None = None) -> None:
+        """No key pages: cards to cover are chosen aloud ("choose for me")."""
 
     def close(self) -> None:
         return None

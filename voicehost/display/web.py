@@ -2,6 +2,8 @@
 
 `show`, `said` and `timer` may come from any thread (the host, its sand timer, the microphone):
 each builds the new snapshots under one lock and hands them to the hub, which wakes the streams.
+A key page's private requests (cover a card, check a clue) arrive on the server's threads and call
+the handlers the host gave (`handle_private`) outside that lock: the host may be showing a change.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 from engine.editions import AnyGame
 from voicehost.display.assets import render_page
 from voicehost.display.hub import Hub
+from voicehost.display.private import CheckHandler, CoverHandler, cover_answer
 from voicehost.display.qr import qr_lines
 from voicehost.display.routes import PUBLIC, Site, key_channel
 from voicehost.display.server import DisplayServer
@@ -32,10 +35,22 @@ class DisplayError(Exception):
 
 
 class WebDisplay:
-    """Serves `url` from a daemon thread until `close`. Port 0 picks a free port."""
+    """Serves `url` from a daemon thread until `close`. Port 0 picks a free port. `on_cover` and
+    `on_check` may be given here or later with `handle_private`."""
 
-    def __init__(self, game: AnyGame, prompts: Prompts, *, host: str = "127.0.0.1", port: int = 8080) -> None:
+    def __init__(
+        self,
+        game: AnyGame,
+        prompts: Prompts,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 8080,
+        on_cover: CoverHandler | None = None,
+        on_check: CheckHandler | None = None,
+    ) -> None:
         self._lock = threading.RLock()
+        self._on_cover = on_cover
+        self._on_check = on_check
         self._prompts = prompts
         self._game = game
         self._said: dict[str, Any] = {"n": 0, "text": ""}
@@ -46,7 +61,7 @@ class WebDisplay:
         self._shell: tuple[object, ...] = ()
         self.hub = Hub()
         self.tokens = KeyTokens()
-        self.site = Site(self.hub, self.tokens)
+        self.site = Site(self.hub, self.tokens, {"cover": self._cover, "check": self._check})
         try:
             self.server = DisplayServer((host, port), self.site)
         except OSError as exc:
@@ -76,7 +91,10 @@ class WebDisplay:
             p = self._prompts
             self._view = public_state(game)
             self._words = texts(self._view, p)
-            self._keys = {viewer: key_part(self._view, game, viewer, p) for viewer in key_viewers(game)}
+            cover, check = self._on_cover is not None, self._on_check is not None
+            self._keys = {
+                viewer: key_part(self._view, game, viewer, p, cover=cover, check=check) for viewer in key_viewers(game)
+            }
             self._update_shell(self._view, tuple(self._keys))
             self._publish()
 
@@ -107,6 +125,14 @@ class WebDisplay:
             lines.append(p.text("display.console_network", host=self.bind_host or "0.0.0.0"))
         return lines
 
+    def handle_private(self, *, on_cover: CoverHandler | None = None, on_check: CheckHandler | None = None) -> None:
+        """What the key pages' private requests call: `on_cover(card)` covers a card when the rules
+        allow it now (`Host.cover`), `on_check(word)` phrases the ruling on a clue word. The pages
+        offer each only once it is given."""
+        with self._lock:
+            self._on_cover, self._on_check = on_cover, on_check
+            self.show(self._game)
+
     def close(self) -> None:
         """Stop serving; safe to call twice."""
         self.hub.close()
@@ -124,6 +150,19 @@ class WebDisplay:
         self.hub.drop_streams()
 
     # ---- inside ------------------------------------------------------------------------------
+
+    def _cover(self, viewer: str, card: str) -> dict[str, Any] | None:
+        """The spymasters' page chose a card to cover; whether it was covered is told to that page only."""
+        with self._lock:
+            handler, p = self._on_cover, self._prompts
+        if handler is None or viewer != "spymasters":
+            return None
+        return cover_answer(card, handler(card), p)
+
+    def _check(self, viewer: str, word: str) -> dict[str, Any] | None:
+        with self._lock:
+            handler = self._on_check
+        return None if handler is None else {"text": handler(word)}
 
     def _publish(self) -> None:
         public = public_payload(self._view, self._words, self._said, self._timer)
