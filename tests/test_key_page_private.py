@@ -2,7 +2,9 @@
 
 Over raw HTTP: only a POST from the page itself, to a current key page's token, with a small JSON
 body, reaches the host's callbacks; everything else is the one 404 or a bare status, and nothing
-public changes when a request is refused.
+public changes when a request is refused. In a real browser, with the real referee (`Host.cover`):
+the cover buttons appear on the spymasters' page only while a card waits to be covered, a press
+covers the card, and a refused one is answered on that page only.
 """
 
 from __future__ import annotations
@@ -22,9 +24,11 @@ from engine.pieces import Edition, Identity
 from engine.variants import Variants
 from voicehost.display.demo import deal, mid_game
 from voicehost.display.private import clue_checker
+from voicehost.display.screenshots import CHROMIUM, chromium, emulate, wait_for
 from voicehost.display.server import MAX_BODY
 from voicehost.display.web import WebDisplay
 from voicehost.prompts import Prompts
+from voicehost.referee.host import Host, HostSettings
 
 from .display_support import DATE, PUBLIC_PATHS, raw_get
 
@@ -218,4 +222,107 @@ def test_cover_is_offered_only_while_a_card_waits_and_only_to_the_spymasters() -
             response = post(display.port, f"/key/{display.tokens.token(side)}/cover", {"card": duet.board.cards[0]})
             assert response == raw_get(display.port, "/nowhere")  # no Duet page covers anything
     finally:
+        display.close()
+
+
+# ---- in a real browser, with the real referee ------------------------------------------------------
+
+
+class ShownMouth:
+    """The host's announcements, on the public page's live region (as `voicehost play` wires them)."""
+
+    def __init__(self) -> None:
+        self.display: WebDisplay | None = None
+        self.lines: list[str] = []
+
+    def say(self, text: str) -> None:
+        self.lines.append(text)
+        if self.display is not None:
+            self.display.said(text)
+
+
+@pytest.fixture(scope="module")
+def driver() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.skip("needs Debian's chromium (apt-get install chromium)")
+    with chromium() as browser:
+        yield browser
+
+
+def test_penalty_cover_from_the_key_page_in_a_browser(driver: Any) -> None:
+    game, _ = mid_game(Edition.CLASSIC)
+    assert isinstance(game, CompetitiveGame)
+    mouth = ShownMouth()
+    display = WebDisplay(game, EN, port=0)
+    mouth.display = display
+    host = Host(game, EN, mouth, settings=HostSettings(key_pages=True), on_events=lambda g, events: display.show(g))
+    asked: list[str] = []
+
+    def cover(card: str) -> bool:
+        asked.append(card)
+        return host.cover(card)
+
+    display.handle_private(on_cover=cover, on_check=clue_checker(lambda: host.game))
+    public_tab = driver.current_window_handle
+    try:
+        emulate(driver, 1280, 720)
+        driver.get(display.url)
+        wait_for(driver, f"{CARDS}.length === 25 && document.body.dataset.connected === 'true'")
+        assert not driver.execute_script("return Boolean(document.getElementById('cover'))")  # never public
+        driver.switch_to.new_window("tab")
+        emulate(driver, 412, 915)
+        driver.get(display.key_url("spymasters"))
+        wait_for(driver, f"{CARDS}.length === 25 && document.body.dataset.connected === 'true'")
+        driver.execute_script("sessionStorage.clear()")
+        assert driver.execute_script("return document.getElementById('cover').hidden")  # nothing to cover yet
+
+        penalty(game)
+        display.show(game)
+        wait_for(driver, "!document.getElementById('cover').hidden")
+        buttons = driver.find_elements("css selector", "#cover-cards button")
+        assert [b.text for b in buttons] == game.cover_choices()
+        assert driver.find_element("id", "cover-why").text.startswith(f"{game.team.value.capitalize()} spymaster")
+
+        chosen = buttons[1].text
+        index = game.board.cards.index(chosen)
+        buttons[1].click()
+        wait_for(driver, f"document.getElementById('cover-answer').textContent === {json.dumps(chosen + ': covered.')}")
+        assert asked == [chosen] and game.is_covered(index)
+        wait_for(driver, "document.querySelectorAll('#cover-cards button').length === 0")
+        assert driver.execute_script("return document.activeElement.id") == "cover-answer"  # focus not lost
+        driver.switch_to.window(public_tab)
+        wait_for(driver, f"{CARDS}[{index}].dataset.covered === 'true'")
+        assert chosen + ": covered." not in driver.page_source
+
+        # a second penalty; the table moves on (a clue) before the page has seen it: the press is refused
+        driver.switch_to.window(driver.window_handles[1])
+        game.give_clue("ZEBRA", 1)
+        game.guess(
+            next(
+                c
+                for i, c in enumerate(game.board.cards)
+                if game.board.key[i] is Identity.BYSTANDER and not game.is_covered(i)
+            )
+        )
+        penalty(game)
+        display.show(game)
+        wait_for(driver, "document.querySelectorAll('#cover-cards button').length > 0")
+        assert driver.execute_script("return document.getElementById('cover-answer').textContent") == ""
+        game.give_clue("YAK", 1)  # the spymaster gave a clue instead: nothing waits to be covered any more
+        said, public = len(mouth.lines), raw_get(display.port, "/state")
+        stale = driver.find_element("css selector", "#cover-cards button")
+        refused = stale.text
+        stale.click()
+        refusal = json.dumps(f"{refused} cannot be covered now.")
+        wait_for(driver, f"document.getElementById('cover-answer').textContent === {refusal}")
+        assert asked[-1] == refused and not game.is_covered(game.board.cards.index(refused))
+        assert len(mouth.lines) == said and raw_get(display.port, "/state") == public  # nothing public happened
+        driver.switch_to.window(public_tab)
+        assert "cannot be covered" not in driver.page_source
+    finally:
+        for handle in driver.window_handles[1:]:
+            driver.switch_to.window(handle)
+            driver.close()
+        driver.switch_to.window(driver.window_handles[0])
+        host.close()
         display.close()

@@ -15,15 +15,16 @@ import threading
 from typing import Any
 
 from engine.editions import AnyGame
-from voicehost.display.assets import render_page
+from voicehost.display.assets import render_key_panel, render_page
 from voicehost.display.hub import Hub
+from voicehost.display.listen import QUESTIONS, speech_lang
 from voicehost.display.private import CheckHandler, CoverHandler, cover_answer
 from voicehost.display.qr import qr_lines
 from voicehost.display.routes import PUBLIC, Site, key_channel
 from voicehost.display.server import DisplayServer
-from voicehost.display.snapshot import encode, key_part, key_payload, page_labels, public_payload
+from voicehost.display.snapshot import KEY_LABELS, encode, key_part, key_payload, page_labels, public_payload
 from voicehost.display.state import key_viewers, public_state
-from voicehost.display.texts import key_note, page_title, texts
+from voicehost.display.texts import key_note, page_title, team, texts
 from voicehost.display.tokens import KeyTokens
 from voicehost.prompts import Prompts
 
@@ -182,6 +183,13 @@ class WebDisplay:
                 lang=view["lang"], title=page_title(view, p), mode="board", events_url="/events", note="", labels=labels
             )
         }
+        competitive = "competitive" in view
+        panel = render_key_panel(
+            speech=speech_lang(view["lang"]),
+            teams={value: team(value, p) for value in ("red", "blue")} if competitive else {},
+            questions={name: p.text(f"display.ask_{name}") for name in QUESTIONS[competitive]},
+            labels=page_labels(p, KEY_LABELS),
+        )
         for viewer in viewers:
             token = self.tokens.token(viewer)
             pages[key_channel(viewer)] = render_page(
@@ -191,6 +199,7 @@ class WebDisplay:
                 events_url=f"/key/{token}/events",
                 note=key_note(viewer, p),
                 labels=labels,
+                private=panel,
             )
         self.site.update(pages, viewers)
         self._shell = shell

@@ -149,6 +149,8 @@
     drawBoard(snap);
     drawStatus(snap);
     setTimer(snap.timer);
+    // a key page's own script (key.js) follows the same snapshots
+    document.dispatchEvent(new CustomEvent("voicehost:snapshot", { detail: snap }));
   }
 
   function connected() {
