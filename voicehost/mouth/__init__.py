@@ -1,6 +1,7 @@
 """The host's mouth: every announcement printed, and spoken to a loudspeaker or into a WAV file.
 
-`make_mouth` builds the one a game needs (its `_make_*` factories are the places tests swap).
+`make_mouth` builds the one a game needs (its `_make_*` factories are the places tests swap), in the
+voice `make_synthesizer` picks: espeak-ng, or Piper when asked for and installed.
 """
 
 from __future__ import annotations
@@ -26,16 +27,33 @@ __all__ = [
     "SpeechSynthesizer",
     "Synthesizer",
     "make_mouth",
+    "make_synthesizer",
 ]
 
 
-def make_mouth(lang: Lang, audio_out: Path | None, out: IO[str] | None = None) -> SpeakerMouth | FileMouth | None:
-    """Speakers (through sounddevice) or --audio-out; None when espeak-ng cannot speak (the host prints).
+def make_synthesizer(lang: Lang, voice: str | None = None) -> SpeechSynthesizer:
+    """espeak-ng, the voice that always works; a Piper voice when asked for (--voice piper) and installed,
+    else espeak-ng after saying why. SpeechError when espeak-ng cannot speak either."""
+    if voice == "piper":
+        from voicehost.mouth.piper import PiperSynthesizer
+
+        try:
+            return PiperSynthesizer.for_lang(lang)
+        except SpeechError as exc:
+            print(f"voicehost: {exc} espeak-ng speaks instead.", file=sys.stderr)
+    return Synthesizer(lang)
+
+
+def make_mouth(
+    lang: Lang, audio_out: Path | None, out: IO[str] | None = None, voice: str | None = None
+) -> SpeakerMouth | FileMouth | None:
+    """Speakers (through sounddevice) or --audio-out, in the voice asked for (`make_synthesizer`); None when
+    no voice can speak (the host prints).
 
     A file that cannot be written is a SpeechError: the player asked for it, so the game does not start."""
     out = out or sys.stdout
     try:
-        synthesizer = Synthesizer(lang)
+        synthesizer = make_synthesizer(lang, voice)
     except SpeechError as exc:
         print(f"voicehost: {exc} The host prints what it would say.", file=sys.stderr)
         return None
