@@ -57,6 +57,16 @@ def folder_path(text: str) -> Path:
     return Path(text)
 
 
+def host_port(text: str) -> tuple[str, int]:
+    """HOST:PORT (a name, an IPv4 address, or an IPv6 one in brackets), tcp:// allowed in front."""
+    address = text.strip().removeprefix("tcp://")
+    host, _, port = address.rpartition(":")
+    host = host.removeprefix("[").removesuffix("]") if host.startswith("[") else host
+    if not host or "\x00" in host or any(ch.isspace() for ch in host) or (":" in host and "[" not in address):
+        raise argparse.ArgumentTypeError(f"{text[:60]!r} is not HOST:PORT (for example 192.168.1.20:10700)")
+    return host, bounded(1, 65535, "the port")(port)
+
+
 def _lang(text: str) -> Lang:
     try:
         return Lang.parse(text)
@@ -99,7 +109,7 @@ RULE_OPTIONS: Final = (
     "allow_compounds",
     "allow_homophones",
 )
-VOICE_OPTIONS: Final = ("audio_in", "audio_out", "engine", "model", "show_heard", "realtime")
+VOICE_OPTIONS: Final = ("audio_in", "audio_out", "engine", "model", "show_heard", "realtime", "satellite", "voice")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -132,6 +142,19 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--engine", choices=["vosk", "whisper"], default=None, help="speech recognizer (vosk)")
     play.add_argument("--model", type=folder_path, help="the recognizer's model folder")
     play.add_argument("--show-heard", action="store_true", help="print what the recognizer heard, on stderr")
+    play.add_argument(
+        "--satellite",
+        type=host_port,
+        metavar="HOST:PORT",
+        help="a Wyoming satellite (Home Assistant's, wyoming-satellite) as the microphone and the speaker",
+    )
+    play.add_argument(
+        "--voice",
+        choices=["espeak", "piper"],
+        default=None,
+        help="the host's voice: espeak-ng (default), or Piper when a voice is installed "
+        "(voicehost models install LANG --engine piper)",
+    )
     rules = play.add_argument_group("variants and house rules")
     rules.add_argument("--assassin-ending", action="store_true", help="the game ends only with the assassin")
     rules.add_argument("--coop", action="store_true", help="one team against a simulated opponent")
@@ -205,6 +228,10 @@ def check_play(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Non
         ignored = _given(args, VOICE_OPTIONS)
         if ignored:
             parser.error(f"--text plays by typing: {', '.join(ignored)} is for playing by voice")
+    if args.satellite is not None:
+        ignored = _given(args, ("audio_in", "audio_out", "realtime"))
+        if ignored:
+            parser.error(f"--satellite is the microphone and the speaker: {', '.join(ignored)} cannot go with it")
     if args.realtime and args.audio_in is None:
         parser.error("--realtime paces a recording: give it with --audio-in")
     for first, second in (("save", "events"), ("resume", "events"), ("audio_in", "audio_out")):

@@ -287,6 +287,22 @@ def _same(one: Path, other: Path) -> bool:
 def _frontend(args: argparse.Namespace, lang: Lang, prompts: Prompts) -> Frontend:
     if args.text:
         return TextFrontend()
+    if args.satellite is not None:
+        from voicehost.frontends.satellite import SatelliteFrontend, SatelliteSettings
+
+        host, port = args.satellite
+        return SatelliteFrontend(
+            SatelliteSettings(
+                lang=lang,
+                host=host,
+                port=port,
+                engine=args.engine,
+                model=args.model,
+                voice=args.voice,
+                show_heard=args.show_heard,
+            ),
+            prompts,
+        )
     from voicehost.frontends.voice import VoiceFrontend, VoiceSettings
 
     settings = VoiceSettings(
@@ -297,6 +313,7 @@ def _frontend(args: argparse.Namespace, lang: Lang, prompts: Prompts) -> Fronten
         audio_out=args.audio_out,
         realtime=args.realtime,
         show_heard=args.show_heard,
+        voice=args.voice,
     )
     return VoiceFrontend(settings, prompts)
 

@@ -31,6 +31,7 @@ class VoiceSettings:
     audio_out: Path | None = None
     realtime: bool = False
     show_heard: bool = False
+    voice: str | None = None  # the host's voice: espeak (None) or piper
 
 
 class VoiceFrontend:
@@ -42,7 +43,9 @@ class VoiceFrontend:
         choice = choose_engine(settings.engine, settings.model, settings.lang)
         self.note = choice.note
         self.ears = make_ears(choice.engine, choice.model_dir)
-        self._voice: SpeakerMouth | FileMouth | None = make_mouth(settings.lang, settings.audio_out)
+        self._voice: SpeakerMouth | FileMouth | None = make_mouth(
+            settings.lang, settings.audio_out, voice=settings.voice
+        )
         self.mouth: Mouth = self._voice if self._voice is not None else PrintMouth()
         self.microphone: Microphone | None = None
         self._host: Host | None = None
