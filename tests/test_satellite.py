@@ -1,0 +1,786 @@
+"""Whole games through a real Wyoming satellite: `voicehost play --satellite HOST:PORT`.
+
+The satellite is the real wyoming-satellite from the package registry (1.0.0, the one PyPI has; it
+pins an old wyoming, so it lives in a venv of its own, made here on first use: `.venv/wyoming-satellite`,
+or the Python that VOICEHOST_SATELLITE_PYTHON names). Its microphone and speaker commands are files
+(tests/satellite_room.py): the players' lines, synthesized by espeak-ng (tests/table.py), are played
+into its microphone in real time, 64 ms at a time, with silence between them; every announcement the
+host sends to its speaker is written out as a WAV.
+
+`voicehost play --satellite` runs in this process, through the command line's own code (cli.main), with
+the real Whisper base model, the VAD, the voice loop with its echo gate and the host. Only the sand
+timer's clock is the test's (it moves only when the test says, so the timer is deterministic).
+
+The players behave as at a real table (tests/table.py's strategy: clue, guesses, pass, the assassin):
+each line is said once the host has heard everything before it, answered, and stopped talking. No
+assertion reads the wall clock; timeouts are only safety nets. The same commit plays the same game:
+every line starts on a 1024-sample boundary after silence, so the VAD and Whisper get the same samples.
+
+One game is played undisturbed; in another the satellite is killed mid-game (SIGKILL to its process
+group: the Raspberry Pi unplugged) and started again: the host says once that it is lost, holds the
+sand, looks for it every second, says when it is back, and the game ends with the very same events.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import wave
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import voicehost.cli.play
+import voicehost.frontends.satellite
+import voicehost.mouth
+import voicehost.referee.host
+from engine.events import EventType
+from engine.game import Phase
+from engine.lang import Lang
+from tests.speech_models import whisper_base_dir
+from tests.table import MAX_TRIES, Table, Voice, speak
+from voicehost import cli
+from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.ears.recognizers import make_ears
+from voicehost.ears.streams import Ears
+from voicehost.ears.wav import to_pcm16
+from voicehost.frontends.satellite import SatelliteFrontend
+from voicehost.mouth.espeak import Synthesizer
+from voicehost.prompts import Prompts
+from voicehost.referee.host import Host
+from voicehost.referee.timer import SandTimer
+
+ROOT = Path(__file__).resolve().parent.parent
+ROOM = ROOT / "tests" / "satellite_room.py"
+BOARD = ROOT / "tests" / "boards" / "classic-en.json"  # blue starts; BUTTERFLY is the assassin
+SATELLITE_VERSION = "1.0.0"
+SATELLITE_VENV = ROOT / ".venv" / "wyoming-satellite"
+VOICE = Voice("en-us", 150)
+TIMER_SECONDS = 120
+HOST_WPM = 260
+AWAY_SECONDS = 600  # sand that would run while the satellite is away, were the timer not held
+SETTLE_S = 1.5  # sound the host must have taken in after a line: its end, the VAD's closing silence, a margin
+QUIET_S = 0.6  # silence after the host stops talking before the next line (its echo gate's tail is 0.4 s)
+TIMEOUT = 180.0  # a safety net only: no assertion depends on how long anything takes
+EN = Prompts.load(Lang.EN)
+
+
+# ---- the satellite ----------------------------------------------------------------------------------
+
+
+def _satellite_works(python: Path) -> bool:
+    check = [str(python), "-c", "import wyoming_satellite.__main__"]
+    return python.is_file() and subprocess.run(check, capture_output=True, timeout=60).returncode == 0
+
+
+def _needs_wyoming() -> None:
+    pytest.importorskip("wyoming", reason="voicehost's side needs wyoming: pip install 'voicehost[satellite]'")
+
+
+@pytest.fixture(scope="session")
+def satellite_python() -> Path:
+    """A Python that runs wyoming-satellite: VOICEHOST_SATELLITE_PYTHON, or a venv made here once."""
+    _needs_wyoming()
+    named = os.environ.get("VOICEHOST_SATELLITE_PYTHON")
+    if named:
+        if not _satellite_works(Path(named)):
+            pytest.fail(f"VOICEHOST_SATELLITE_PYTHON={named} cannot import wyoming_satellite")
+        return Path(named)
+    python = SATELLITE_VENV / "bin" / "python"
+    if _satellite_works(python):
+        return python
+    advice = (
+        f"python3 -m venv {SATELLITE_VENV} && {SATELLITE_VENV}/bin/pip install wyoming-satellite=={SATELLITE_VERSION}"
+    )
+    try:
+        venv = [sys.executable, "-m", "venv", str(SATELLITE_VENV)]
+        subprocess.run(venv, check=True, capture_output=True, timeout=120)
+        pip = [str(python), "-m", "pip", "install", "--quiet", f"wyoming-satellite=={SATELLITE_VERSION}"]
+        subprocess.run(pip, check=True, capture_output=True, timeout=600)
+    except (subprocess.SubprocessError, OSError) as exc:
+        pytest.skip(f"wyoming-satellite is not installed and could not be installed ({exc}): {advice}")
+    if not _satellite_works(python):
+        pytest.skip(f"wyoming-satellite does not run: {advice}")
+    return python
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class Satellite:
+    """wyoming-satellite with the room's microphone and speaker, in a process group of its own."""
+
+    def __init__(self, python: Path, port: int, room: Path, log: Path) -> None:
+        self.python, self.port, self.room, self.log = python, port, room, log
+        self.process: subprocess.Popen[bytes] | None = None
+        self.starts = 0
+
+    def start(self) -> None:
+        room = f"{sys.executable} {ROOM}"
+        command = [
+            str(self.python), "-m", "wyoming_satellite", "--name", "kitchen", "--no-zeroconf",
+            "--uri", f"tcp://127.0.0.1:{self.port}",
+            "--mic-command", f"{room} mic {self.room}",
+            "--snd-command", f"{room} snd {self.room} 22050 2 1", "--snd-command-rate", "22050",
+        ]  # fmt: skip
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(command, stdout=log, stderr=log, start_new_session=True, cwd=ROOT)
+        self.starts += 1
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # listening: a probe connects (and leaves at once)
+            assert self.process.poll() is None, self.log.read_text(errors="replace")[-2000:]
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", self.port)) == 0:
+                    return
+            time.sleep(0.05)
+        raise AssertionError("the satellite never listened")
+
+    def kill(self) -> None:
+        """SIGKILL to the satellite and its microphone and speaker commands: the power cord pulled."""
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(30)
+
+
+@pytest.fixture(scope="module")
+def ears() -> Ears:
+    return make_ears("whisper", whisper_base_dir())
+
+
+# ---- the table --------------------------------------------------------------------------------------
+
+
+class SandClock:
+    """The sand timer's clock: time passes only when the test says so."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class WatchedHost(Host):
+    """The real host; the players watch it to know when they may speak, and count its pauses."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lost = 0
+        self.back = 0
+        self.started = threading.Event()
+        self.changed = threading.Condition()
+
+    def start(self, *, resumed: bool = False) -> None:
+        super().start(resumed=resumed)
+        self.started.set()
+
+    def microphone_lost(self) -> None:
+        super().microphone_lost()
+        with self.changed:
+            self.lost += 1
+            self.changed.notify_all()
+
+    def microphone_back(self) -> None:
+        super().microphone_back()
+        with self.changed:
+            self.back += 1
+            self.changed.notify_all()
+
+    def wait_until(self, condition: Callable[[], bool]) -> None:
+        with self.changed:
+            assert self.changed.wait_for(condition, TIMEOUT), "the host never got there"
+
+
+@dataclass
+class Outage:
+    """The game as the satellite went, while it was away, and once it was back."""
+
+    guesses: int = 0
+    seconds_left: int = 0
+    paused_while_away: bool = False
+    left_while_away: int = 0
+    after_back: tuple[bool, int] = (False, 0)
+    failed_attempts: int = 0
+
+
+class Harness:
+    """What the players need of the game: the room to speak into, and the host to wait for."""
+
+    def __init__(self, room: Path, satellite: Satellite, sand: SandClock, *, interrupt: bool) -> None:
+        self.room, self.satellite, self.sand, self.interrupt = room, satellite, sand, interrupt
+        self.host: WatchedHost | None = None
+        self.frontend: SatelliteFrontend | None = None
+        self.lines = 0
+        self.outage: Outage | None = None
+
+    def _until(self, condition: Callable[[], bool], what: str) -> None:
+        deadline = time.monotonic() + TIMEOUT
+        while not condition():
+            assert time.monotonic() < deadline, f"timed out waiting: {what}"
+            time.sleep(0.02)
+
+    def _heard_past(self, seconds: float) -> None:
+        """Wait until the voice loop has taken `seconds` more sound than the satellite has sent so far:
+        everything said before has been heard and answered (the loop takes sound only between utterances)."""
+        assert self.frontend is not None
+        link = self.frontend.link
+        mark = link.received_samples + round(seconds * SAMPLE_RATE)
+        host = self.host
+        assert host is not None
+        self._until(lambda: link.delivered_samples >= mark or host.finished, "the host to take in what was said")
+
+    def quiet(self) -> None:
+        """The host has answered and stopped talking, and a moment of silence has gone by."""
+        assert self.frontend is not None
+        self._heard_past(SETTLE_S)
+        assert self.frontend.voice.wait_idle(TIMEOUT), "the host never stopped talking"
+        self._heard_past(QUIET_S)
+
+    def say(self, audio: Audio) -> None:
+        """One line into the satellite's microphone, then wait for the host's answer."""
+        self.lines += 1
+        name = f"{self.lines:04d}.raw"
+        staged = self.room / name
+        staged.write_bytes(to_pcm16(np.concatenate([audio, np.zeros(SAMPLE_RATE // 2, dtype=np.float32)])))
+        staged.rename(self.room / "say" / name)
+        self._until(lambda: (self.room / "said" / name).exists(), "the microphone to play the line")
+        self.quiet()
+
+    def before_line(self) -> None:
+        """Mid-game, while a team guesses with the sand running: the satellite is killed and comes back."""
+        host = self.host
+        assert host is not None and self.frontend is not None
+        if not self.interrupt or self.outage is not None:
+            return
+        guesses = _guesses(host)
+        if not (guesses >= 1 and host.game.state.phase is Phase.GUESS and host.timer.running):
+            return
+        link = self.frontend.link
+        self.outage = outage = Outage(guesses, host.timer.seconds_left())
+        self.satellite.kill()
+        host.wait_until(lambda: host.lost >= 1)
+        outage.paused_while_away = host.timer.paused
+        self.sand.now += AWAY_SECONDS  # minutes go by without the satellite
+        outage.left_while_away = host.timer.seconds_left()
+        attempts = link.failed_attempts
+        self._until(lambda: link.failed_attempts >= attempts + 2, "two attempts to reach the satellite again")
+        outage.failed_attempts = link.failed_attempts
+        self.satellite.start()
+        host.wait_until(lambda: host.back >= 1)
+        outage.after_back = (host.timer.running, host.timer.seconds_left())
+        self.quiet()
+
+
+def _guesses(host: Host) -> int:
+    return sum(1 for event in host.game.events if event.type is EventType.GUESS)
+
+
+class SatelliteTable(Table):
+    """tests/table.py's players, speaking into the satellite's room instead of feeding the loop."""
+
+    def __init__(self, host: Host, harness: Harness) -> None:
+        super().__init__(host, VOICE, per_clue=2, assassin_after_turns=1)
+        self.harness = harness
+
+    def _silence(self, seconds: float) -> Iterator[Audio]:
+        yield from ()
+
+    def leave(self) -> None:
+        """The game is over: "goodbye" (Whisper hears espeak-ng's "quit" as "wait"), and "yes" to every
+        question the host asks about it (did you say goodbye? quit now?)."""
+        for _ in range(MAX_TRIES):
+            for _ in self._say("goodbye"):
+                pass
+            for _ in range(MAX_TRIES):
+                if self.host.finished or self.host.question is None:
+                    break
+                for _ in self._say("yes"):
+                    pass
+            if self.host.finished:
+                return
+
+    def _say(self, text: str) -> Iterator[Audio]:
+        self.harness.before_line()
+        self.tally.utterances += 1
+        self.harness.say(speak(text, self.voice, self.rng))
+        yield from ()
+
+
+@dataclass
+class Played:
+    """What one game left behind."""
+
+    exit_code: int
+    events: list[dict[str, Any]]  # without the timer's, and without seq
+    timer: list[dict[str, Any]]
+    printed: list[str]
+    errors: list[str]
+    tally: Any
+    outage: Outage | None
+    sent: int  # announcements sent to the satellite's speaker (played or cut short)
+    unsent: int  # announcements only printed: the satellite was away
+    seconds_sent: float
+    played: list[Path] = field(default_factory=list)  # what the speaker command wrote, one WAV each
+
+
+def play(
+    tmp_path: Path,
+    satellite_python: Path,
+    ears: Ears,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    *,
+    interrupt: bool,
+) -> Played:
+    """One whole game by `voicehost play --satellite`, the players speaking into the satellite's room."""
+    capsys.readouterr()
+    folder = tmp_path / ("interrupted" if interrupt else "undisturbed")
+    room = folder / "room"
+    room.mkdir(parents=True)
+    satellite = Satellite(satellite_python, _free_port(), room, folder / "satellite.log")
+    sand = SandClock()
+    harness = Harness(room, satellite, sand, interrupt=interrupt)
+
+    class Frontend(SatelliteFrontend):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            harness.frontend = self
+
+    class Watched(WatchedHost):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            harness.host = self
+
+    monkeypatch.setattr(voicehost.frontends.satellite, "SatelliteFrontend", Frontend)
+    monkeypatch.setattr(voicehost.frontends.satellite, "make_ears", lambda engine, model_dir: ears)
+    monkeypatch.setattr(voicehost.cli.play, "Host", Watched)
+    monkeypatch.setattr(voicehost.referee.host, "SandTimer", functools.partial(SandTimer, clock=sand))
+    # the host talks fast (nobody listens to it here): the game takes a minute less, nothing else changes
+    monkeypatch.setattr(voicehost.mouth, "Synthesizer", functools.partial(Synthesizer, rate_wpm=HOST_WPM))
+
+    problem: list[str] = []
+    tallies: list[Any] = []
+
+    def players() -> None:
+        try:
+            deadline = time.monotonic() + TIMEOUT
+            while harness.host is None or harness.frontend is None or not harness.host.started.is_set():
+                assert time.monotonic() < deadline, "the game never started"
+                time.sleep(0.05)
+            harness.quiet()  # the host's welcome
+            table = SatelliteTable(harness.host, harness)
+            tallies.append(table.tally)
+            for _ in table.chunks():
+                pass
+            host = harness.host
+            table.leave()
+            host.wait_until(lambda: host.finished)
+        except BaseException as exc:
+            problem.append(f"{type(exc).__name__}: {exc}")
+            if harness.frontend is not None:
+                harness.frontend.link.close()  # ends the voice loop: the test fails instead of hanging
+
+    events = folder / "events.jsonl"
+    command = [
+        "play", "--satellite", f"127.0.0.1:{satellite.port}", "--board", str(BOARD),
+        "--engine", "whisper", "--model", str(whisper_base_dir()), "--timer", str(TIMER_SECONDS),
+        "--events", str(events), "--save", str(folder / "save.json"), "--display", "none", "--show-heard",
+    ]  # fmt: skip
+    satellite.start()
+    table = threading.Thread(target=players, name="players", daemon=True)
+    try:
+        table.start()
+        exit_code = cli.main(command)
+        table.join(TIMEOUT)
+        frontend = harness.frontend
+        assert frontend is not None, capsys.readouterr().err
+        sent = frontend.voice.played + frontend.voice.interrupted
+        played_dir = room / "played"
+        deadline = time.monotonic() + 30  # the speaker command writes the last announcement
+        while len(list(played_dir.glob("[0-9]*.wav"))) < sent and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        satellite.kill()
+    output = capsys.readouterr()
+    (folder / "stdout.txt").write_text(output.out, encoding="utf-8")  # for whoever reads a failure
+    (folder / "stderr.txt").write_text(output.err, encoding="utf-8")
+    assert not problem, f"{problem[0]}; the host's last words: {' / '.join(output.out.splitlines()[-4:])}"
+    logged = [json.loads(line) for line in events.read_text(encoding="utf-8").splitlines()]
+    for event in logged:
+        del event["seq"]
+    return Played(
+        exit_code=exit_code,
+        events=[event for event in logged if event["type"] != "timer"],
+        timer=[event for event in logged if event["type"] == "timer"],
+        printed=output.out.replace(str(folder), "GAME").splitlines(),  # the save's path is said at the start
+        errors=output.err.splitlines(),
+        tally=tallies[0],
+        outage=harness.outage,
+        sent=sent,
+        unsent=frontend.voice.unsent,
+        seconds_sent=frontend.voice.seconds_sent,
+        played=sorted(played_dir.glob("[0-9]*.wav")),
+    )
+
+
+def _seconds(path: Path) -> float:
+    with wave.open(str(path), "rb") as recording:
+        return recording.getnframes() / recording.getframerate()
+
+
+# ---- the tests ------------------------------------------------------------------------------------------
+
+_REFERENCE: dict[str, Played] = {}
+
+
+def reference(
+    tmp_path: Path,
+    satellite_python: Path,
+    ears: Ears,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> Played:
+    """The undisturbed game, played once for the tests that compare with it."""
+    if "game" not in _REFERENCE:
+        _REFERENCE["game"] = play(tmp_path, satellite_python, ears, monkeypatch, capsys, interrupt=False)
+    return _REFERENCE["game"]
+
+
+def test_a_whole_game_through_a_satellite(
+    tmp_path: Path,
+    satellite_python: Path,
+    ears: Ears,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    game = reference(tmp_path, satellite_python, ears, monkeypatch, capsys)
+    print(f"{game.tally}; {len(game.printed)} announcements, {game.seconds_sent:.1f} s of the host's voice")
+    assert game.exit_code == 0, game.errors
+    assert game.tally.wrong_reveals == [], "a card was revealed that nobody said"
+    kinds = [event["type"] for event in game.events]
+    assert kinds[:2] == ["game_started", "clue"]
+    assert "guess" in kinds and "turn_ended" in kinds
+    assert game.events[-1]["type"] == "game_over"
+    assert game.events[-1]["reason"] in ("assassin", "all_found")
+    assert len(game.tally.failures) <= 2, game.tally.failures
+    assert {event["event"] for event in game.timer} == {"started"}  # the sand never ran out: its clock is the test's
+
+    # every announcement was printed and sent to the satellite's speaker, which played each one whole
+    assert game.unsent == 0 and game.sent == len(game.printed)
+    assert len(game.played) == game.sent
+    assert sum(_seconds(path) for path in game.played) == pytest.approx(game.seconds_sent, rel=0.01, abs=0.1)
+    assert not any("satellite" in line and "stopped" in line for line in game.errors)
+
+
+def test_the_satellite_killed_mid_game(
+    tmp_path: Path,
+    satellite_python: Path,
+    ears: Ears,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    before = reference(tmp_path, satellite_python, ears, monkeypatch, capsys)
+    game = play(tmp_path, satellite_python, ears, monkeypatch, capsys, interrupt=True)
+    assert game.exit_code == 0, game.errors
+    outage = game.outage
+    assert outage is not None, "the satellite was never killed: the game had no guess with the sand running"
+
+    # the host said so once, held the sand while the satellite was away, and said once that it was back
+    lost, back = EN.text("error.microphone_lost"), EN.text("error.microphone_back")
+    assert game.printed.count(lost) == 1 and game.printed.count(back) == 1
+    at = game.printed.index(lost)
+    inserted = [EN.text("timer.paused"), lost, EN.text("timer.resumed"), back]
+    assert game.printed[at - 1 : at + 3] == inserted
+    assert outage.paused_while_away and outage.left_while_away == outage.seconds_left
+    assert outage.after_back == (True, outage.seconds_left)  # the sand runs again from where it stopped
+    assert outage.failed_attempts >= 2
+    stopped = [line for line in game.errors if "satellite kitchen stopped" in line]
+    assert len(stopped) == 1 and "The game waits until it is back" in stopped[0]
+    assert game.unsent >= 1  # what was said while it was away was printed only
+
+    # nothing was lost: the same lines heard, the same announcements, the same events
+    assert game.printed[: at - 1] + game.printed[at + 3 :] == before.printed
+    assert game.events == before.events
+    assert [event for event in game.timer if event["event"] != "paused"] == before.timer
+    assert [event["event"] for event in game.timer].count("paused") == 1
+    assert len(game.played) == game.sent
+
+
+# ---- the link and the mouth against a stand-in satellite (fast: what 1.0.0 cannot show) ------------------
+
+
+class StandIn:
+    """A satellite as wyoming-satellite 1.4 behaves, in this process: it describes itself, streams
+    silence 64 ms at a time once told to run, answers pings, and says `played` after each audio-stop.
+    `freeze()` stops its sound without closing the connection (a hung satellite); a new connection
+    streams again."""
+
+    def __init__(self) -> None:
+        _needs_wyoming()
+        import asyncio
+
+        self.asyncio = asyncio
+        self.port = _free_port()
+        self.frozen = threading.Event()
+        self.received: list[str] = []  # event types from voicehost, pings left out
+        self.samples = 0  # speaker samples received
+        self.connections = 0
+        self.changed = threading.Condition()
+        self._loop = asyncio.new_event_loop()
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        assert self._ready.wait(10)
+
+    def _run(self) -> None:
+        self._loop.run_until_complete(self._serve())
+
+    async def _serve(self) -> None:
+        asyncio = self.asyncio
+        self._server = await asyncio.start_server(self._handle, "127.0.0.1", self.port)
+        self._ready.set()
+        async with self._server:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._server.serve_forever()
+
+    async def _handle(self, reader: Any, writer: Any) -> None:
+        from wyoming.audio import AudioChunk, AudioStart, AudioStop
+        from wyoming.event import async_read_event, async_write_event
+        from wyoming.info import Attribution, Describe, Info
+        from wyoming.info import Satellite as SatelliteInfo
+        from wyoming.ping import Ping, Pong
+        from wyoming.satellite import RunSatellite
+        from wyoming.snd import Played
+
+        with self.changed:
+            self.connections += 1
+            self.changed.notify_all()
+        self.frozen.clear()
+        streaming: Any = None
+
+        async def stream() -> None:
+            silence = bytes(2 * 1024)
+            while True:
+                if not self.frozen.is_set():
+                    chunk = AudioChunk(rate=16000, width=2, channels=1, audio=silence, timestamp=0)
+                    await async_write_event(chunk.event(), writer)
+                await self.asyncio.sleep(1024 / 16000)
+
+        try:
+            while (event := await async_read_event(reader)) is not None:
+                if Describe.is_type(event.type):
+                    attribution = Attribution(name="", url="")
+                    info = SatelliteInfo("stand-in", attribution, True, "stand-in", None)
+                    await async_write_event(Info(satellite=info).event(), writer)
+                    continue
+                if Ping.is_type(event.type):
+                    await async_write_event(Pong().event(), writer)
+                    continue
+                with self.changed:
+                    self.received.append(event.type)
+                    if AudioChunk.is_type(event.type):
+                        self.samples += len(AudioChunk.from_event(event).audio) // 2
+                    self.changed.notify_all()
+                if RunSatellite.is_type(event.type) and streaming is None:
+                    streaming = self.asyncio.ensure_future(stream())
+                elif AudioStop.is_type(event.type):
+                    await async_write_event(Played().event(), writer)
+                elif AudioStart.is_type(event.type):
+                    assert AudioStart.from_event(event).rate > 0
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            if streaming is not None:
+                streaming.cancel()
+            writer.close()
+
+    def wait(self, condition: Callable[[], bool]) -> None:
+        with self.changed:
+            assert self.changed.wait_for(condition, 30), "the stand-in satellite never got there"
+
+    def close(self) -> None:
+        self._loop.call_soon_threadsafe(self._server.close)
+        self._thread.join(10)
+
+
+class Tone:
+    """A synthesizer that says every announcement as `seconds` of a quiet tone, at 16 kHz."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def synthesize(self, text: str) -> Audio:
+        t = np.arange(round(self.seconds * SAMPLE_RATE)) / SAMPLE_RATE
+        return (0.1 * np.sin(2 * np.pi * 220 * t)).astype(np.float32)
+
+
+@pytest.fixture
+def stand_in() -> Iterator[StandIn]:
+    satellite = StandIn()
+    yield satellite
+    satellite.close()
+
+
+def _link(port: int, **settings: Any) -> Any:
+    from voicehost.frontends.wyoming_link import SatelliteLink
+
+    link = SatelliteLink("127.0.0.1", port, **settings)
+    link.open()
+    return link
+
+
+def test_an_announcement_is_sent_in_full_and_played(stand_in: StandIn) -> None:
+    from voicehost.mouth.satellite import SatelliteMouth
+
+    link = _link(stand_in.port)
+    mouth = SatelliteMouth(Tone(1.0), link, out=io.StringIO())
+    try:
+        mouth.say("CHERRY: a red agent.")
+        assert mouth.speaking
+        assert mouth.wait_idle(30)
+        stand_in.wait(lambda: "audio-stop" in stand_in.received)
+        assert stand_in.received == ["run-satellite", "audio-start", *["audio-chunk"] * 16, "audio-stop"]
+        assert stand_in.samples == SAMPLE_RATE
+        assert link.sends_played and link.played_count == 1
+        assert (mouth.played, mouth.interrupted, mouth.unsent) == (1, 0, 0)
+        heard = link.chunks(lambda lost: None, lambda: None)
+        assert len(next(heard)) == 1024  # and its microphone is heard, at 16 kHz
+    finally:
+        mouth.close()
+        link.close()
+
+
+def test_a_stop_cuts_the_announcement_at_once(stand_in: StandIn) -> None:
+    from voicehost.mouth.satellite import SatelliteMouth
+
+    link = _link(stand_in.port)
+    mouth = SatelliteMouth(Tone(30.0), link, out=io.StringIO())
+    try:
+        mouth.say("A very long announcement.")
+        mouth.say("And one queued after it.")
+        stand_in.wait(lambda: stand_in.received.count("audio-chunk") >= 20)
+        mouth.stop()  # what the voice loop does when a player says "stop" over the host
+        assert mouth.wait_idle(30)
+        stand_in.wait(lambda: "audio-stop" in stand_in.received)
+        assert stand_in.received.count("audio-start") == 1  # the queued one was dropped
+        assert stand_in.samples < 10 * SAMPLE_RATE  # sent only a little ahead of playback, not all 30 s
+        assert (mouth.played, mouth.interrupted) == (0, 1)
+    finally:
+        mouth.close()
+        link.close()
+
+
+def test_a_frozen_satellite_is_lost_and_found_again(stand_in: StandIn) -> None:
+    """Connected but silent (hung): lost once after the watchdog's time, back once it streams again."""
+    link = _link(stand_in.port, audio_timeout=0.5)
+    events: list[str] = []
+    stop = threading.Event()
+
+    def listen() -> None:
+        for _ in link.chunks(lambda lost: events.append(f"lost: {lost}"), lambda: events.append("back"), stop):
+            if events and events[-1] == "back":
+                stop.set()
+
+    listener = threading.Thread(target=listen, daemon=True)
+    try:
+        listener.start()
+        stand_in.frozen.set()
+        listener.join(30)
+        assert not listener.is_alive()
+        assert len(events) == 2 and events[1] == "back", events
+        assert events[0].startswith("lost: The satellite stand-in stopped (no sound arrived for 0.5 seconds)")
+        assert stand_in.connections == 2 and link.connections == 2
+    finally:
+        stop.set()
+        link.close()
+
+
+def test_the_mouth_only_prints_while_the_satellite_is_away() -> None:
+    from voicehost.mouth.satellite import SatelliteMouth
+
+    class Away:
+        connected = False
+        sends_played = False
+        played_count = 0
+
+        def __getattr__(self, name: str) -> Any:
+            raise AssertionError(f"nothing is sent to a satellite that is away ({name})")
+
+    out = io.StringIO()
+    mouth = SatelliteMouth(Tone(1.0), Away(), out=out)
+    mouth.say("The microphone stopped working.")
+    assert mouth.wait_idle(10)
+    mouth.close()
+    assert out.getvalue() == "The microphone stopped working.\n"
+    assert (mouth.unsent, mouth.played, mouth.silent) == (1, 0, False)
+
+
+def test_an_unreachable_satellite_says_what_to_check() -> None:
+    _needs_wyoming()
+    from voicehost.frontends.wyoming_link import SatelliteLink, SatelliteUnreachable
+
+    port = _free_port()  # nothing listens there
+    with pytest.raises(SatelliteUnreachable, match=rf"cannot reach the satellite at 127\.0\.0\.1:{port} .*wyoming"):
+        SatelliteLink("127.0.0.1", port).open()
+
+
+# ---- the command line ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ["--text", "--satellite", "127.0.0.1:10700"],
+        ["--satellite", "127.0.0.1:10700", "--audio-in", "table.wav"],
+        ["--satellite", "127.0.0.1:10700", "--audio-out", "host.wav"],
+        ["--satellite", "kitchen"],
+        ["--satellite", "kitchen:0"],
+        ["--satellite", "::1:10700"],
+        ["--text", "--voice", "piper"],
+        ["--voice", "festival"],
+    ],
+)
+def test_flags_that_cannot_go_with_a_satellite_are_refused(
+    flags: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["play", *flags]) == 2
+    assert "usage:" in capsys.readouterr().err
+
+
+def test_addresses() -> None:
+    from voicehost.cli.parser import host_port
+
+    assert host_port("192.168.1.20:10700") == ("192.168.1.20", 10700)
+    assert host_port("tcp://kitchen.local:10700") == ("kitchen.local", 10700)
+    assert host_port("[::1]:10700") == ("::1", 10700)
+
+
+def test_a_satellite_that_is_not_there_stops_the_game_before_it_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _needs_wyoming()
+    port = _free_port()
+    command = [
+        "play", "--satellite", f"127.0.0.1:{port}", "--board", str(BOARD), "--engine", "whisper",
+        "--model", str(whisper_base_dir()), "--save", str(tmp_path / "save.json"), "--display", "none",
+    ]  # fmt: skip
+    assert cli.main(command) == 1
+    err = capsys.readouterr().err
+    assert f"voicehost: cannot reach the satellite at 127.0.0.1:{port}" in err
+    assert "Is wyoming-satellite running there" in err
