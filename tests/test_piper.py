@@ -112,9 +112,9 @@ def test_what_piper_says_the_ears_hear(whisper: Path, in_voices: Path, tmp_path:
     ears = make_ears("whisper", whisper)
     context = make_context(Lang.EN, True, BOARD)
     heard = [heard.text for heard in ears.utterances(file_chunks(path), lambda: context)]
-    cards = [normalize(text, Lang.EN) for text in heard]
-    assert cards[0] == normalize("CHERRY", Lang.EN), heard
-    assert normalize("PRETZEL", Lang.EN) in cards, heard
+    said = [normalize(text, Lang.EN).split() for text in heard]  # the card alone, or with what followed it
+    assert said and said[0][0] == normalize("CHERRY", Lang.EN), heard
+    assert any(normalize("PRETZEL", Lang.EN) in words for words in said), heard
 
 
 def test_without_a_piper_voice_espeak_speaks(
