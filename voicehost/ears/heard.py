@@ -15,8 +15,25 @@ from voicehost.ears.context import Context
 
 
 @dataclass(frozen=True)
+class ClosedSet:
+    """Phrases the engine scored as forced transcripts of one utterance (the visible cards, and "yes",
+    "no" or "pass"): the evidence the decision step reads. Best first."""
+
+    phrases: tuple[str, ...]
+    logprobs: tuple[float, ...]  # log P(phrase | audio), at the best of its lead-ins
+    logits: tuple[float, ...]  # the same less what the decoder gives the phrase over silence (its prior)
+    shares: tuple[float, ...]  # the softmax of the logits: each phrase's share of the belief
+
+    def share_of(self, phrase: str) -> float:
+        return self.shares[self.phrases.index(phrase)] if phrase in self.phrases else 0.0
+
+
+@dataclass(frozen=True)
 class Heard:
-    """One utterance as the engine understood it, with its confidence (0..1) when the engine has one."""
+    """One utterance as the engine heard it: its text, and what the engine weighed to get there.
+
+    `confidence` is the engine's own (vosk's word posteriors; Whisper's transcript probability or, for
+    a clue, its word and number); `closed` holds Whisper's scores of the phrases that make sense now."""
 
     text: str
     confidence: float | None = None
@@ -24,6 +41,9 @@ class Heard:
     alternatives: tuple[tuple[str, float], ...] = field(default=())  # (text, score) runners-up, best first
     start_s: float | None = None  # where the utterance lies in the audio stream, when known
     end_s: float | None = None
+    transcript_logprob: float | None = None  # of the free transcript, end included (Whisper)
+    closed: ClosedSet | None = None
+    timings: tuple[tuple[str, float], ...] = ()  # (stage, ms): encode, transcript, scores
 
 
 class Recognizer(Protocol):

@@ -1,16 +1,16 @@
-"""faster-whisper as a closed-vocabulary recognizer where the phase allows it.
+"""faster-whisper as the ears: a free transcript, and a closed set scored where the phase allows it.
 
-Short single words are Whisper's weak spot, and a prompt full of card names makes it "hear"
-cards nobody said. So while guessing, the cards are scored as candidate transcripts instead:
-the audio is encoded once, over a window just longer than the utterance (not the usual 30 s:
-ten times cheaper), and each card's tokens are forced through the decoder in one batched call
-per prefix (alone, and after the transcript's lead-in); the per-token log-probabilities it
-returns give log P(card | audio). A prior (the same score against silence) is subtracted so
-that short, common words do not win by default. A free greedy transcript is decoded too:
-commands and yes/no go through it, a card is acted on at once only when the transcript agrees
-or the card is clearly ahead, explains the audio and the transcript resembles it. A clue's word
-is taken as transcribed and its number chosen among the ways of saying one; while the host
-talks, only its stop phrases are scored.
+Short single words are Whisper's weak spot, and a prompt full of card names makes it "hear" cards
+nobody said. So while guessing the cards are scored as candidate transcripts instead: the audio is
+encoded once, over a window just longer than the utterance (not the usual 30 s: ten times cheaper),
+and every visible card is forced through the decoder, alone and after the transcript's lead-in
+("eu acho que é o ..."), in one pass of a tree decoder (`whisper_tree`): log P(card | audio). A
+prior (the same score against silence) is subtracted, so that short, common words do not win by
+default. The free greedy transcript is decoded too. What this engine returns is evidence, not a
+verdict: the transcript and the closed set's scores (`Heard.closed`), which the decision step
+(`voicehost.decision`) turns into acting, asking back or asking again. A clue's word is taken as
+transcribed and its number chosen among every way of saying one; while the host talks, only its
+stop phrases are scored.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -29,20 +28,20 @@ import numpy as np
 from engine.lang import Lang
 from voicehost.ears.audio import SAMPLE_RATE, Audio
 from voicehost.ears.context import Context
-from voicehost.ears.heard import Heard
+from voicehost.ears.heard import ClosedSet, Heard
+from voicehost.ears.recognizers.whisper_tree import DecoderFormatError, Memory, TreeScorer
 from voicehost.speech_models import ModelError, reinstall_advice
 from voicehost.understanding import (
     Action,
     Command,
     HeardClue,
     HeardCommand,
-    HeardGuess,
     Intent,
     command_phrases,
-    match_card,
     normalize,
     spoken_numbers,
     understand,
+    vocabulary,
 )
 from voicehost.understanding import Phase as Listening
 
@@ -50,59 +49,42 @@ FRAME_STEP: Final = 100
 """Encoder windows are multiples of 1 s (100 mel frames), so the silence prior can be cached."""
 MIN_FRAMES: Final = 200
 MARGIN_FRAMES: Final = 100
-PRIOR_WEIGHT: Final = 0.5
-"""How much of the card's score against silence is subtracted (tuned on synthetic speech)."""
-TRUST_POSTERIOR: Final = 0.5
-"""Below this share of the probability mass, the best card is not proposed at all."""
-AGREEMENT_CONFIDENCE: Final = 0.95
-"""Confidence when the free transcript and the card scores name the same card."""
-UNCONFIRMED_CONFIDENCE: Final = 0.45
-"""Confidence when only the card scores name the card: below LOW_ASR_CONFIDENCE, so the host asks."""
-NONE_GAP: Final = 4.0
-"""The card must explain the audio almost as well as the free transcript does (in nats): the shares
-are relative to the cards, so "terminar" can make OCEANO the best card by far; this is the
-none-of-the-above check."""
+PRIOR_WEIGHT: Final = 0.8
+"""How much of a phrase's score against silence is subtracted: chosen on the tuning voices (cards alone and
+after lead-ins, clean; 0.3, 0.5, 0.8, 1.0 and 1.3 tried, 0.8 put the right card first most often)."""
 MAX_TOKENS: Final = 40
-ANSWERS: Final = {"pt": ("sim", "não"), "it": ("sì", "no"), "en": ("yes", "no")}
-"""Scored with the offered cards after a question: a free transcript of a lone "sì" is often "C"."""
-PASSING: Final = {"pt": ("passo",), "it": ("passo",), "en": ("pass",)}
-"""Scored with the cards while guessing: a lone "pass" is often transcribed as something else."""
-COMMAND_MARGIN: Final = 2.0
-"""How much (in nats) "pass" must beat the best card by to be taken for it."""
-TRUST_COMMAND: Final = 0.9
-TRUST_SCORES: Final = 0.98
-"""Without the transcript's agreement, the card scores alone are trusted from this share (tuned on
-synthetic speech: 1 wrong in 100 at 0.98, 3 at 0.95; below it the host asks back)."""
-RESEMBLANCE: Final = 70.0
-"""Without the transcript's agreement, the card scores alone reveal a card only when the free transcript
-at least resembles it (`match_card`'s score, 0..100). Tuned on the bench's dev corpus (4 languages, clean
-and 10 dB, about 800 card utterances): at 60, "colher" transcribed "Tu não" revealed TÚNEL (0.99 of the
-scores); from 67 on, no wrong reveal, and about a third of the at-once reveals become questions."""
 BASE_TOKENS: Final = 8
 TOKENS_PER_SECOND: Final = 8
 """The transcript's length cap grows with the utterance: short windows make Whisper loop."""
-SHORTLIST: Final = 25
-"""Cards forced through the decoder per prefix: a 5x5 board is scored whole; larger sets are cut to
-the cards whose first token is likeliest."""
 MAX_LEAD_TOKENS: Final = 16
+MAX_LEADS: Final = 3
 MAX_PRIORS: Final = 4096
+AGREEMENT_CONFIDENCE: Final = 0.95
+"""A stop or a clue number the transcript and the scores agree on."""
 STOP_GAP: Final = 2.0
 """While the host talks, a stop phrase is taken when it explains the audio within this many nats of
-the free transcript: tighter than NONE_GAP, since the host's own echo is heard there all the time."""
+the free transcript: its own echo is heard there all the time."""
 NUMBER_FLOOR: Final = 0.5
 """When the transcript has no number of its own, one of the scored numbers must have this share of
 the belief for the utterance to be taken for a clue at all ("ripeti" is not a clue for 7)."""
-NUMBER_SHORTLIST: Final = 8
-"""Ways of saying a clue's number forced through the decoder in full, out of about 70."""
+NONE_GAP: Final = 4.0
+"""A clue's number must explain the rest of the audio within this many nats of the free transcript."""
 NUMBER_UNLIMITED: Final = {"pt": "ilimitado", "it": "senza limiti", "en": "unlimited", "ko": "unlimited"}
 """How a clue heard as unlimited is written for the understanding module."""
 WHISPER_LANGS: Final = {"pt": "pt", "it": "it", "en": "en", "ko": "ko"}
+NUMERICS: Final = {"CT2_USE_MKL": "0"}
+"""CTranslate2 uses Intel MKL on Intel processors unless told otherwise, and MKL's results can change
+from run to run with memory alignment (CTranslate2 issue 693); oneDNN, its backend on every other
+x86 processor, gives the same bits on every run. Set before CTranslate2 is imported, unless the
+environment chose."""
 
 
 class WhisperRecognizer:
-    """Recognizes one utterance at a time; see the module docstring for how guesses are scored."""
+    """Recognizes one utterance at a time; see the module docstring for what it weighs."""
 
     def __init__(self, model_dir: Path, *, threads: int | None = None, compute_type: str = "int8") -> None:
+        for name, value in NUMERICS.items():
+            os.environ.setdefault(name, value)
         try:
             from faster_whisper import WhisperModel
         except ImportError:
@@ -112,80 +94,98 @@ class WhisperRecognizer:
             self._model: Any = WhisperModel(
                 str(model_dir), device="cpu", compute_type=compute_type, cpu_threads=threads or os.cpu_count() or 2
             )
+            self._tree = TreeScorer(model_dir)
+        except DecoderFormatError as exc:
+            raise _broken_model(model_dir, f"cannot be read ({exc})") from None
         except Exception as exc:  # the tokenizers library raises a bare Exception on a bad tokenizer.json
             raise _broken_model(model_dir, f"cannot be loaded ({exc})") from None
         self._tokenizer: Any = self._model.hf_tokenizer
-        self._vocab = int((self._model.model.is_multilingual and 51865) or 51864)
-        specials = ("<|startoftranscript|>", "<|transcribe|>", "<|notimestamps|>")
-        self._sot, self._transcribe_token, self._no_timestamps = (self._tokenizer.token_to_id(t) for t in specials)
+        specials = ("<|startoftranscript|>", "<|transcribe|>", "<|notimestamps|>", "<|endoftext|>")
+        self._sot, self._transcribe_token, self._no_timestamps, self._eot = (
+            self._tokenizer.token_to_id(token) for token in specials
+        )
         period = self._tokenizer.encode(".", add_special_tokens=False).ids
-        if None in (self._sot, self._transcribe_token, self._no_timestamps) or not period:
+        if None in (self._sot, self._transcribe_token, self._no_timestamps, self._eot) or not period:
             raise _broken_model(model_dir, "has a tokenizer.json that is not Whisper's")
         self._period = period[0]
         self._comma = self._tokenizer.encode(",", add_special_tokens=False).ids[0]
         self._priors: dict[tuple[str, int, str], float] = {}
-        self._tails: dict[str, list[tuple[int | None, list[int]]]] = {}
-        self.last_raw: dict[str, float] = {}  # the last utterance's card scores, before the prior
-        self.last_adjusted: dict[str, float] = {}  # and after it
-        self.last_transcript: tuple[str, float] = ("", 0.0)  # the free transcript and its log-probability
+        self._warm_up()
+
+    def _warm_up(self) -> None:
+        """CTranslate2's first call with a new shape is slow (0.4-1.8 s): pay it at load, not at the first word."""
+        for seconds in (1.0, 2.5):
+            self.recognize(np.zeros(round(seconds * SAMPLE_RATE), dtype=np.float32), Context(Lang.EN, guessing=False))
 
     # ---- the interface ---------------------------------------------------------------------
 
     def recognize(self, audio: Audio, context: Context) -> Heard:
         started = time.perf_counter()
         encoded, frames = self._encode(audio)
+        encoded_at = time.perf_counter()
         sot = self._sot_sequence(context.lang)
         max_tokens = min(MAX_TOKENS, BASE_TOKENS + int(TOKENS_PER_SECOND * len(audio) / SAMPLE_RATE))
         transcript = self._transcribe(encoded, sot, max_tokens)
+        transcribed_at = time.perf_counter()
         text = collapse_repeats(transcript.text)
-        self.last_transcript = (text, transcript.logprob)
-        confidence = transcript.confidence if text else 0.0
-        if context.over_host or not context.guessing:
-            listen = self._stop if context.over_host else self._clue
-            found = listen(encoded, sot, transcript, text, context.lang)
-            return replace(found or Heard(text, confidence), decode_ms=_ms(started))
-        if not (context.cards or context.answering):
-            return Heard(text, confidence, _ms(started))
-        heard = understand(text, phase=Listening.GUESS, cards=context.cards, lang=context.lang)
-        answer = isinstance(heard, HeardCommand) and heard.command in (Command.YES, Command.NO)
-        said_other = heard.intent in (Intent.COMMAND, Intent.CLUE) and heard.action is not Action.REPROMPT
-        if said_other and not (answer and context.answering):
-            return Heard(text, confidence, _ms(started))
-        ranked = self._rank_cards(encoded, frames, sot, transcript, context)
-        best, best_share = ranked[0]
-        alternatives = tuple(ranked[:3])
-        if best not in context.cards:  # "yes", "no" or "pass" beat the cards
-            scored = understand(best, phase=Listening.GUESS, cards=(), lang=context.lang)
-            agrees = (
-                isinstance(heard, HeardCommand) and isinstance(scored, HeardCommand) and scored.command is heard.command
-            )
-            if agrees:
-                return Heard(best, max(best_share, AGREEMENT_CONFIDENCE), _ms(started), alternatives)
-            if best_share < TRUST_COMMAND:
-                return Heard(text, min(confidence, best_share), _ms(started), alternatives)
-            if context.answering:
-                return Heard(best, best_share, _ms(started), alternatives)
-            # "pass" on the scores alone would end a turn nobody ended ("repete" scores as "passo"): ask first
-            return Heard(best, min(best_share, UNCONFIRMED_CONFIDENCE), _ms(started), alternatives)
-        if isinstance(heard, HeardGuess) and heard.card == best and heard.action is Action.ACCEPT:
-            # the free transcript and the closed-set scores name the same card: act at once
-            return Heard(text, max(confidence, AGREEMENT_CONFIDENCE), _ms(started), alternatives)
-        if best_share < TRUST_POSTERIOR:
-            return Heard(text, min(confidence, best_share), _ms(started), alternatives)
-        explains = transcript.logprob - self.last_raw.get(best, -math.inf) <= NONE_GAP
-        resembles = any(
-            c.card == best and c.score >= RESEMBLANCE for c in match_card(text, context.cards, context.lang)
+        heard = Heard(text, transcript.confidence if text else 0.0)
+        memory = self._tree.memory(encoded)
+        if context.over_host:
+            found = self._stop(memory, sot, transcript, text, context.lang)
+        elif not context.guessing:
+            found = self._clue(memory, sot, transcript, text, context.lang)
+        elif context.cards or context.answering:
+            found = self._closed_set(memory, frames, sot, transcript, heard, context)
+        else:
+            found = None
+        done = time.perf_counter()
+        timings = (
+            ("encode", (encoded_at - started) * 1000),
+            ("transcript", (transcribed_at - encoded_at) * 1000),
+            ("scores", (done - transcribed_at) * 1000),
         )
-        if best_share >= TRUST_SCORES and explains and resembles:
-            return Heard(best.lower(), best_share, _ms(started), alternatives)
-        # only the card scores point at it, not clearly: the host asks back before revealing anything
-        return Heard(best.lower(), min(best_share, UNCONFIRMED_CONFIDENCE), _ms(started), alternatives)
+        return replace(found or heard, decode_ms=(done - started) * 1000, timings=timings)
 
-    def _clue(self, encoded: Any, sot: list[int], transcript: Transcript, text: str, lang: Lang) -> Heard | None:
+    def _closed_set(
+        self, memory: Memory, frames: int, sot: list[int], transcript: Transcript, heard: Heard, context: Context
+    ) -> Heard | None:
+        """While guessing (or answering a question): every visible card, and "yes", "no" or "pass",
+        scored as transcripts of the utterance. A command or a clue the transcript says plainly is
+        left to the transcript (None)."""
+        said = understand(heard.text, phase=Listening.GUESS, cards=context.cards, lang=context.lang)
+        answer = isinstance(said, HeardCommand) and said.command in (Command.YES, Command.NO)
+        said_other = said.intent in (Intent.COMMAND, Intent.CLUE) and said.action is not Action.REPROMPT
+        if said_other and not (answer and context.answering):
+            return None
+        extras = extra_phrases(context.lang, context.answering)
+        phrases = tuple(dict.fromkeys((*context.cards, *extras)))
+        starts = _lead_starts(self._tokenizer, transcript.tokens)
+        leads: list[list[int]] = [[], *(transcript.tokens[:start] for start in starts)]
+        # Whisper writes a lone word capitalized ("Televisão"), and lowercase after a lead-in. A card after
+        # a lead-in is scored with the lead-in (its joint probability), so that every reading competes fairly.
+        pairs = [(sot, [*lead, *self._card_tokens(phrase, capital=not lead)]) for lead in leads for phrase in phrases]
+        pairs.append((sot, [*transcript.tokens, self._eot]))
+        scores = self._tree.score(memory, pairs)
+        logprobs = [max(scores[i : len(pairs) - 1 : len(phrases)]) for i in range(len(phrases))]
+        priors = self._priors_of(context.lang, frames, sot, phrases)
+        logits = [score - PRIOR_WEIGHT * prior for score, prior in zip(logprobs, priors, strict=True)]
+        top = max(logits)
+        weights = [math.exp(value - top) for value in logits]
+        total = sum(weights)
+        order = sorted(range(len(phrases)), key=lambda i: -logits[i])
+        closed = ClosedSet(
+            tuple(phrases[i] for i in order),
+            tuple(logprobs[i] for i in order),
+            tuple(logits[i] for i in order),
+            tuple(weights[i] / total for i in order),
+        )
+        return replace(heard, transcript_logprob=scores[-1], closed=closed)
+
+    def _clue(self, memory: Memory, sot: list[int], transcript: Transcript, text: str, lang: Lang) -> Heard | None:
         """A clue is any word and then a number from a small closed set: the word is taken as
         transcribed, and the number is chosen by scoring every way of saying one after it (a free
         transcript of "città, due" is often "città tu e"). The confidence is the lower of the word's
-        own token probability and the winning number's share, so a doubtful word is still asked back.
+        own probability and the winning number's share, so a doubtful word is still asked back.
         None: no clue there, the free transcript stands."""
         heard = understand(text, phase=Listening.CLUE, cards=(), lang=lang)
         if heard.intent is Intent.COMMAND or not transcript.tokens:
@@ -199,17 +199,19 @@ class WhisperRecognizer:
         if not word or alone.intent is Intent.COMMAND or normalize(word, lang) in numbers:
             return None  # "un musicato" is not the clue "un"
         prefix = sot + transcript.tokens[:word_end]
-        tails = self._number_shortlist(encoded, prefix, self._number_tails(lang))
-        forced = self._score(encoded, [(prefix, tokens) for _, tokens in tails])
+        tails = self._number_tails(lang)
+        pairs = [(prefix, tokens) for _, tokens in tails]
+        pairs += [(sot, transcript.tokens[:word_end]), (sot, [*transcript.tokens, self._eot])]
+        scores = self._tree.score(memory, pairs)
+        word_logprob, whole = scores[-2], scores[-1]
         by_value: dict[int | None, float] = {}
-        for (value, _), score in zip(tails, forced, strict=True):
+        for (value, _), score in zip(tails, scores, strict=False):
             by_value[value] = _logaddexp(by_value.get(value, -math.inf), score)
         top = max(by_value.values())
         total = sum(math.exp(score - top) for score in by_value.values())
         value, best = max(by_value.items(), key=lambda item: item[1])
         share = math.exp(best - top) / total
-        word_logprob = _mean_logprob(transcript, word_end)
-        rest = transcript.logprob - word_logprob * word_end
+        rest = whole - word_logprob
         transcribed = heard.clue if isinstance(heard, HeardClue) else None
         if transcribed is None and (share < NUMBER_FLOOR or rest - best > NONE_GAP):
             # no number stands out, or none explains the rest of the audio as well as the free
@@ -223,9 +225,10 @@ class WhisperRecognizer:
 
         ranked = sorted(by_value.items(), key=lambda item: -item[1])[:3]
         alternatives = tuple((clue(v), math.exp(s - top) / total) for v, s in ranked)
-        return Heard(clue(value), min(math.exp(word_logprob), share), alternatives=alternatives)
+        word_probability = math.exp(word_logprob / max(1, word_end))
+        return Heard(clue(value), min(word_probability, share), alternatives=alternatives)
 
-    def _stop(self, encoded: Any, sot: list[int], transcript: Transcript, text: str, lang: Lang) -> Heard | None:
+    def _stop(self, memory: Memory, sot: list[int], transcript: Transcript, text: str, lang: Lang) -> Heard | None:
         """While the host talks only "stop" matters, and a lone short word is what Whisper hears worst
         ("para" comes out "pátor"): the stop phrases are scored as transcripts, and one that explains
         the audio about as well as the free transcript is taken. The host's own words do not (None:
@@ -236,9 +239,10 @@ class WhisperRecognizer:
         phrases = [phrase for phrase in command_phrases(lang, Command.STOP_TALKING) if len(phrase.split()) == 1]
         if not phrases or not transcript.tokens:
             return None
-        scores = self._score(encoded, [(sot, self._card_tokens(phrase)) for phrase in phrases])
+        pairs = [(sot, self._card_tokens(phrase)) for phrase in phrases] + [(sot, [*transcript.tokens, self._eot])]
+        scores = self._tree.score(memory, pairs)
         best = max(range(len(phrases)), key=scores.__getitem__)
-        if transcript.logprob - scores[best] <= STOP_GAP:
+        if scores[-1] - scores[best] <= STOP_GAP:
             return Heard(phrases[best], AGREEMENT_CONFIDENCE)
         return None
 
@@ -246,7 +250,7 @@ class WhisperRecognizer:
         """How many of the transcript's tokens make the clue word: up to the number when one was
         understood, else the first word (a clue is one word; the rest is taken for a garbled number)."""
         tokens = transcript.tokens
-        if heard.intent is Intent.CLUE and heard.clue is not None:
+        if isinstance(heard, HeardClue):
             wanted = normalize(heard.clue.word, lang)
             for end in range(1, len(tokens) + 1):
                 if normalize(self._tokenizer.decode(tokens[:end]), lang).endswith(wanted):
@@ -255,45 +259,15 @@ class WhisperRecognizer:
         second = _word_starts(self._tokenizer, tokens)
         return second[1] if len(second) > 1 else len(tokens)
 
+    @lru_cache(maxsize=8)  # noqa: B019 - one list per language, for the recognizer's lifetime
     def _number_tails(self, lang: Lang) -> list[tuple[int | None, list[int]]]:
-        """Every way a clue's number may follow its word in a transcript ("Música, três." or "Música 3."),
-        tokenized once per language."""
-        if lang.value not in self._tails:
-            written = [*spoken_numbers(lang), *((str(value), value) for value in range(10))]
-            tails = []
-            for phrase, value in written:
-                tokens = list(_tokens(self._tokenizer, phrase))
-                tails += [(value, [self._comma, *tokens, self._period]), (value, [*tokens, self._period])]
-            self._tails[lang.value] = tails
-        return self._tails[lang.value]
-
-    def _number_shortlist(
-        self, encoded: Any, prefix: list[int], tails: list[tuple[int | None, list[int]]]
-    ) -> list[tuple[int | None, list[int]]]:
-        """The tails whose first word is likeliest after the clue word, with or without a comma: one
-        decoder row gives both distributions, so only a few tails are forced through in full."""
-        rows = self._rows(encoded, [*prefix, self._comma])
-        after_word, after_comma = (row - _logsumexp(row) for row in rows[-2:])
-
-        def first_word(tokens: list[int]) -> float:
-            if tokens[0] == self._comma:
-                return float(after_word[self._comma] + after_comma[tokens[1]])
-            return float(after_word[tokens[0]])
-
-        return sorted(tails, key=lambda tail: first_word(tail[1]), reverse=True)[:NUMBER_SHORTLIST]
-
-    def _rows(self, encoded: Any, prompt: list[int]) -> np.ndarray:
-        """The decoder's logits at each forced position after the start tokens, and after the prompt."""
-        result = self._model.model.generate(
-            encoded,
-            [prompt],
-            beam_size=1,
-            max_length=2 * (len(prompt) - 3) + 1,  # as in _score: enough for a row after the prompt's last token
-            return_logits_vocab=True,
-            suppress_blank=False,
-            suppress_tokens=[],
-        )[0]
-        return np.asarray(result.logits[0], dtype=np.float32).reshape(-1, self._vocab)[: len(prompt) - 3]
+        """Every way a clue's number may follow its word in a transcript ("Música, três." or "Música 3.")."""
+        written = [*spoken_numbers(lang), *((str(value), value) for value in range(10))]
+        tails: list[tuple[int | None, list[int]]] = []
+        for phrase, value in written:
+            tokens = list(_tokens(self._tokenizer, phrase))
+            tails += [(value, [self._comma, *tokens, self._period]), (value, [*tokens, self._period])]
+        return tails
 
     # ---- pieces ----------------------------------------------------------------------------
 
@@ -318,81 +292,20 @@ class WhisperRecognizer:
         return self._model.model.encode(storage, to_cpu=True), frames
 
     def _transcribe(self, encoded: Any, sot: list[int], max_tokens: int) -> Transcript:
-        """Greedy, with the per-step distributions kept: they shortlist the cards for free."""
+        """The free transcript, greedy."""
         result = self._model.model.generate(
             encoded,
             [sot],
             beam_size=1,
             max_length=max_tokens,
             return_scores=True,
-            return_logits_vocab=True,
             repetition_penalty=1.1,
             no_repeat_ngram_size=3,
         )[0]
         tokens = list(result.sequences_ids[0])
         text = self._tokenizer.decode(tokens).strip()
         score = float(result.scores[0]) if result.scores else -10.0
-        rows = [np.asarray(row, dtype=np.float32).reshape(-1) for row in (result.logits[0] if result.logits else [])]
-        return Transcript(text, score * (len(tokens) + 1), tokens, rows)
-
-    def _rank_cards(
-        self, encoded: Any, frames: int, sot: list[int], transcript: Transcript, context: Context
-    ) -> list[tuple[str, float]]:
-        """The cards as candidate transcripts, most likely first, with their share of the belief.
-
-        Forcing every card through the decoder costs one decoder pass per card (CTranslate2 projects
-        the audio again for every row of a batch), so the cards are first shortlisted by how likely
-        their first token is at the start, or after what was said before the last word ("I think
-        it's the ..."), from the distributions the greedy transcript already computed."""
-        cards = tuple(context.cards)
-        prefixes: list[tuple[list[int], np.ndarray | None]] = [([], transcript.rows[0] if transcript.rows else None)]
-        lead = _last_word_start(self._tokenizer, transcript.tokens)
-        if 0 < lead <= MAX_LEAD_TOKENS:
-            row = transcript.rows[lead] if lead < len(transcript.rows) else None
-            prefixes.append((transcript.tokens[:lead], row))
-        shortlist = self._shortlist(cards, [row for _, row in prefixes])
-        extras = ANSWERS.get(context.lang.family, ()) if context.answering else PASSING.get(context.lang.family, ())
-        shortlist += tuple(extra for extra in extras if extra not in shortlist)
-        # Whisper writes a lone word capitalized ("Televisão"), and lowercase after a lead-in. One call
-        # per prefix: a call pads every prompt to its longest, and the lone cards are short.
-        scores = [-math.inf] * len(shortlist)
-        for lead_tokens, _ in prefixes:
-            pairs = [(sot + lead_tokens, self._card_tokens(card, capital=not lead_tokens)) for card in shortlist]
-            scores = [max(a, b) for a, b in zip(scores, self._score(encoded, pairs), strict=True)]
-        self.last_raw = dict(zip(shortlist, scores, strict=True))
-        prior = self._prior(context.lang, frames, sot, shortlist)
-        adjusted = [score - PRIOR_WEIGHT * base for score, base in zip(scores, prior, strict=True)]
-        self.last_adjusted = dict(zip(shortlist, adjusted, strict=True))
-        if not context.answering:
-            # a command must beat the best card clearly: short words are likelier transcripts per se
-            best_card = max(
-                (value for name, value in zip(shortlist, adjusted, strict=True) if name in cards), default=-math.inf
-            )
-            keep = [
-                name in cards or value > best_card + COMMAND_MARGIN
-                for name, value in zip(shortlist, adjusted, strict=True)
-            ]
-            shortlist = tuple(name for name, kept in zip(shortlist, keep, strict=True) if kept)
-            adjusted = [value for value, kept in zip(adjusted, keep, strict=True) if kept]
-        top = max(adjusted)
-        weights = [math.exp(value - top) for value in adjusted]
-        total = sum(weights)
-        return sorted(zip(shortlist, (w / total for w in weights), strict=True), key=lambda item: -item[1])
-
-    def _shortlist(self, cards: tuple[str, ...], rows: list[np.ndarray | None]) -> tuple[str, ...]:
-        """The cards whose first token is likeliest at the start (capitalized) or after the lead-in."""
-        if len(cards) <= SHORTLIST:
-            return cards
-        best = [-math.inf] * len(cards)
-        for position, row in enumerate(rows):
-            if row is None or row.size != self._vocab:
-                continue
-            logprobs = row - _logsumexp(row)
-            for index, card in enumerate(cards):
-                token = self._card_tokens(card, capital=position == 0)[0]
-                best[index] = max(best[index], float(logprobs[token]))
-        order = sorted(range(len(cards)), key=lambda index: -best[index])
-        return tuple(cards[index] for index in order[:SHORTLIST])
+        return Transcript(text, score * (len(tokens) + 1), tokens)
 
     def _card_tokens(self, card: str, *, capital: bool = True) -> list[int]:
         text = card.lower()
@@ -400,52 +313,26 @@ class WhisperRecognizer:
             text = text[:1].upper() + text[1:]
         return [*_tokens(self._tokenizer, text), self._period]
 
-    def _prior(self, lang: Lang, frames: int, sot: list[int], cards: tuple[str, ...]) -> list[float]:
-        """Each card's score against silence of the same length: how much the decoder likes it anyway.
-        Cached per card, so a reveal (which changes the set of cards) costs nothing new."""
-        missing = [card for card in cards if (lang.value, frames, card) not in self._priors]
+    def _priors_of(self, lang: Lang, frames: int, sot: list[int], phrases: tuple[str, ...]) -> list[float]:
+        """Each phrase's score against silence of the same length: how much the decoder likes it anyway.
+        Cached per phrase, so a reveal (which changes the set of cards) costs nothing new."""
+        missing = [phrase for phrase in phrases if (lang.value, frames, phrase) not in self._priors]
         if missing:
             silence, _ = self._encode(np.zeros(frames * 160 - MARGIN_FRAMES * 160, dtype=np.float32))
-            pairs = [(sot, self._card_tokens(card)) for card in missing]
-            for card, score in zip(missing, self._score(silence, pairs), strict=True):
-                self._priors[(lang.value, frames, card)] = score
+            scores = self._tree.score(self._tree.memory(silence), [(sot, self._card_tokens(p)) for p in missing])
+            for phrase, score in zip(missing, scores, strict=True):
+                self._priors[(lang.value, frames, phrase)] = score
             while len(self._priors) > MAX_PRIORS:
                 self._priors.pop(next(iter(self._priors)))
-        return [self._priors[(lang.value, frames, card)] for card in cards]
+        return [self._priors[(lang.value, frames, phrase)] for phrase in phrases]
 
-    def _score(self, encoded: Any, pairs: Sequence[tuple[list[int], list[int]]]) -> list[float]:
-        """log P(candidate | audio, prefix) for each (prefix, candidate), in one decoder call.
 
-        CTranslate2 returns the log-probabilities of every forced step when asked for the vocabulary
-        logits. Prompts in one call must have the same length: shorter ones are padded at the end,
-        which cannot change the earlier steps the score reads (the decoder is causal)."""
-        import ctranslate2
-
-        prompts = [prefix + tokens[:-1] for prefix, tokens in pairs]
-        longest = max(len(prompt) for prompt in prompts)
-        padded = [prompt + [self._period] * (longest - len(prompt)) for prompt in prompts]
-        array = np.asarray(encoded)
-        batch = ctranslate2.StorageView.from_array(np.ascontiguousarray(np.repeat(array, len(pairs), axis=0)))
-        steps = longest - 3  # rows start after the <|notimestamps|> token
-        results = self._model.model.generate(
-            batch,
-            padded,
-            beam_size=1,
-            max_length=2 * steps + 1,
-            return_logits_vocab=True,
-            suppress_blank=False,
-            suppress_tokens=[],
-        )
-        totals: list[float] = []
-        for (prefix, tokens), result in zip(pairs, results, strict=True):
-            rows = np.asarray(result.logits[0], dtype=np.float32).reshape(-1, self._vocab)
-            skip = len(prefix) - 4
-            total = 0.0
-            for step, token in enumerate(tokens):
-                row = rows[min(skip + step, len(rows) - 1)]
-                total += float(row[token] - _logsumexp(row))
-            totals.append(total)
-        return totals
+def extra_phrases(lang: Lang, answering: bool) -> tuple[str, ...]:
+    """Scored with the cards: after a question "yes" and "no" (a free transcript of a lone "sì" is often
+    "C"), otherwise "pass" (a lone "pass" is often transcribed as something else); from the vocabulary."""
+    vocab = vocabulary(lang)
+    wanted = (Command.YES, Command.NO) if answering else (Command.PASS,)
+    return tuple(vocab.scored_words[command] for command in wanted)
 
 
 REQUIRED_FILES: Final = ("model.bin", "config.json", "tokenizer.json")
@@ -474,7 +361,6 @@ class Transcript:
     text: str
     logprob: float  # of the whole transcript (CTranslate2 scores the per-token average)
     tokens: list[int]
-    rows: list[np.ndarray]  # the decoder's logits before each token (and before the end)
 
     @property
     def confidence(self) -> float:
@@ -512,18 +398,11 @@ def _word_starts(tokenizer: Any, tokens: list[int]) -> list[int]:
     return starts
 
 
-def _last_word_start(tokenizer: Any, tokens: list[int]) -> int:
-    """Index of the token that starts the transcript's last word (0 when there is one word)."""
-    starts = _word_starts(tokenizer, tokens)
-    return starts[-1] if starts else 0
-
-
-def _mean_logprob(transcript: Transcript, end: int) -> float:
-    """The average log-probability of the transcript's first `end` tokens, from its own rows."""
-    total = 0.0
-    for token, row in zip(transcript.tokens[:end], transcript.rows, strict=False):
-        total += float(row[token] - _logsumexp(row))
-    return total / max(1, min(end, len(transcript.rows)))
+def _lead_starts(tokenizer: Any, tokens: list[int]) -> list[int]:
+    """Where the card may start after a lead-in: each of the transcript's last MAX_LEADS word starts (the
+    transcript may split the card in two, "joa ninha"), past the first word, within MAX_LEAD_TOKENS."""
+    starts = [start for start in _word_starts(tokenizer, tokens) if 0 < start <= MAX_LEAD_TOKENS]
+    return starts[-MAX_LEADS:]
 
 
 def _logaddexp(a: float, b: float) -> float:
@@ -536,11 +415,6 @@ def _logaddexp(a: float, b: float) -> float:
 @lru_cache(maxsize=4096)
 def _tokens(tokenizer: Any, text: str) -> tuple[int, ...]:
     return tuple(tokenizer.encode(" " + text, add_special_tokens=False).ids)
-
-
-def _logsumexp(row: np.ndarray) -> float:
-    top = float(row.max())
-    return top + math.log(float(np.exp(row - top).sum()))
 
 
 def _ms(started: float) -> float:
