@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any, Final
 
 from engine.board import Board
+from voicehost.decision import decide
 from voicehost.ears.audio import SAMPLE_RATE, Audio
 from voicehost.ears.context import Context, make_context
 from voicehost.ears.heard import Heard, Recognizer
 from voicehost.ears.wav import read_wav_tail, wav_blocks
-from voicehost.understanding import Action, HeardClue, HeardCommand, HeardGuess, understand
+from voicehost.understanding import Action, HeardClue, HeardCommand, HeardGuess
 from voicehost.understanding import Phase as Listening
 
 ACTIONS = {Action.ACCEPT: "accept", Action.CONFIRM: "confirm", Action.REPROMPT: "reprompt"}
@@ -58,9 +59,7 @@ def judge(recognizer: Recognizer, audio: Audio, board: Board, phase: str, source
 def read(heard: Heard, board: Board, phase: str, source: str) -> Verdict:
     """What the host makes of what the recognizer heard."""
     listening = Listening.GUESS if phase == "guess" else Listening.CLUE
-    understood = understand(
-        heard.text, phase=listening, cards=board.cards, lang=board.lang, asr_confidence=heard.confidence
-    )
+    understood = decide(heard, phase=listening, cards=board.cards, lang=board.lang)
     result: dict[str, Any] = {
         "heard": heard.text,
         "intent": understood.intent.name.lower(),

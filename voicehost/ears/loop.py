@@ -139,7 +139,7 @@ class VoiceLoop:
             if self.gate.overlaps(heard):
                 self._while_talking(heard)
             elif heard.text.strip():  # silence or a noise the recognizer dropped: nothing to answer
-                self.host.hear(heard.text, heard.confidence, heard.alternatives)
+                self.host.hear(heard)
             if self.host.finished or self._stop.is_set():
                 break
 

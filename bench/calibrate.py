@@ -1,0 +1,199 @@
+"""`python -m bench.calibrate`: fit the decision's confidence on the tuning voices, choose its operating
+points, and write voicehost/decision/calibration.json.
+
+Every card of the corpus's boards, alone and after a lead-in, is said by the TUNING voices only
+(bench/corpus.py VOICE_ROLES) in each condition asked for, and heard by the Whisper engine as the host
+hears it while guessing; for the card the scores put first, the decision's features
+(voicehost/decision/features.py) and whether that card was the one meant are kept. A logistic model
+(Newton's method, a little L2) gives the probability that the first card is right. The operating points:
+`act` is the lowest probability at which at most one card in 1/WRONG_RATE_AT_ACT acted on at once is not
+the card meant (pooled over voices and conditions: a wrong reveal can be undone, but it costs the
+table); `ask` down to where a card heard with that probability is right at least half the time. Table talk is not
+weighed here: the attention step (voicehost/understanding/talk.py) keeps it from the decision, and the
+recognition tables report what it lets through. The held-out voices are never read here: the recognition
+tables report them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+
+from bench import ROOT
+from bench.corpus import Condition, Utterance, audio_of, boards, corpus, default_cache, voices_of
+from engine.lang import Lang
+from voicehost.decision import FEATURES, Calibration, evidence
+from voicehost.ears.context import make_context
+
+TARGET: Final = ROOT / "voicehost" / "decision" / "calibration.json"
+DEFAULT_CONDITIONS: Final = ("clean", "babble-10-reverb", "white-10")
+WRONG_RATE_AT_ACT: Final = 0.005
+"""At most one wrong card in 200 acted on at once, on the tuning voices."""
+L2: Final = 0.01
+ASK_PRECISION: Final = 0.5
+MIN_BAND: Final = 50
+"""How many samples nearest a threshold say how often a card heard there is right."""
+
+
+@dataclass(frozen=True)
+class Sample:
+    uid: str
+    condition: str
+    features: tuple[float, ...]
+    right: bool
+
+
+def _code_version() -> str:
+    """What the features depend on: the engine, the tree decoder, the features and the corpus's audio."""
+    digest = hashlib.sha256()
+    for name in (
+        "voicehost/ears/recognizers/whisper.py",
+        "voicehost/ears/recognizers/whisper_tree.py",
+        "voicehost/decision/features.py",
+        "bench/corpus.py",
+        "bench/noise.py",
+    ):
+        digest.update((ROOT / name).read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def collect(
+    recognizer: Any, utterances: Sequence[Utterance], conditions: Sequence[Condition], cache: Path
+) -> list[Sample]:
+    """The features of the card heard first, for each guess, in each condition (cached)."""
+    store = cache.parent / f"calibration-samples-{_code_version()}.json"
+    known: dict[str, Sample] = {}
+    if store.exists():
+        for item in json.loads(store.read_text(encoding="utf-8")):
+            known[f"{item['uid']}|{item['condition']}"] = Sample(
+                item["uid"], item["condition"], tuple(item["features"]), item["right"]
+            )
+    samples: list[Sample] = []
+    todo = [(u, c) for u in utterances for c in conditions if u.kind in ("card", "lead-in")]
+    started = time.monotonic()
+    for done, (utterance, condition) in enumerate(todo, 1):
+        key = f"{utterance.uid}|{condition.name}"
+        if key not in known:
+            cards = boards(utterance.lang)[utterance.board].cards
+            context = make_context(utterance.lang, True, tuple(cards))
+            heard = recognizer.recognize(audio_of(utterance, condition, cache), context)
+            found = evidence(heard, cards=cards, lang=utterance.lang)
+            if found is None or found.features is None:
+                continue  # a command or a clue the transcript said plainly, or "pass" first: no card to weigh
+            right = utterance.card is not None and found.top == utterance.card
+            known[key] = Sample(utterance.uid, condition.name, found.features.vector(), right)
+        samples.append(known[key])
+        if done % 100 == 0:
+            rate = done / max(1e-9, time.monotonic() - started)
+            print(f"[calibrate] {done}/{len(todo)} ({rate:.1f}/s)", file=sys.stderr, flush=True)
+            _save(store, known)
+    _save(store, known)
+    return samples
+
+
+def _save(store: Path, known: dict[str, Sample]) -> None:
+    store.parent.mkdir(parents=True, exist_ok=True)
+    rows = [
+        {"uid": s.uid, "condition": s.condition, "features": list(s.features), "right": s.right} for s in known.values()
+    ]
+    store.write_text(json.dumps(rows), encoding="utf-8")
+
+
+def fit(samples: Sequence[Sample]) -> tuple[float, np.ndarray]:
+    """Logistic regression by Newton's method on standardized features; the weights in raw units."""
+    x = np.asarray([s.features for s in samples], dtype=np.float64)
+    y = np.asarray([s.right for s in samples], dtype=np.float64)
+    mean, std = x.mean(0), x.std(0) + 1e-9
+    z = np.hstack([np.ones((len(x), 1)), (x - mean) / std])
+    w = np.zeros(z.shape[1])
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-np.clip(z @ w, -60, 60)))
+        gradient = z.T @ (p - y) + L2 * np.r_[0, w[1:]]
+        hessian = (z * (p * (1 - p))[:, None]).T @ z + L2 * np.diag(np.r_[0, np.ones(len(w) - 1)])
+        step = np.linalg.solve(hessian, gradient)
+        w -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    weights = w[1:] / std
+    bias = float(w[0] - (w[1:] * mean / std).sum())
+    return bias, weights
+
+
+def operating_points(probabilities: np.ndarray, right: np.ndarray) -> tuple[float, float]:
+    """`act`: the lowest threshold whose acted-on cards are wrong at most WRONG_RATE_AT_ACT of the time;
+    `ask`: below it, down to where the cards heard with about that probability (the MIN_BAND nearest) are
+    right less than ASK_PRECISION of the time: a question back is worth it while the card is likely."""
+    order = np.argsort(-probabilities)
+    ranked, hits = probabilities[order], right[order]
+    rate = np.cumsum(~hits) / np.arange(1, len(order) + 1)
+    fine = np.nonzero(rate <= WRONG_RATE_AT_ACT)[0]
+    act = float(ranked[fine.max()]) if len(fine) else 0.999
+    ask = act
+    for start in range(int(np.searchsorted(-ranked, -act)), len(ranked) - MIN_BAND + 1):
+        if hits[start : start + MIN_BAND].mean() < ASK_PRECISION:
+            break
+        ask = float(ranked[start])
+    return act, min(ask, act)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.calibrate", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--langs", default="pt-BR,pt-PT,it,en")
+    parser.add_argument("--conditions", default=",".join(DEFAULT_CONDITIONS))
+    parser.add_argument("--quick", action="store_true", help="a few utterances (a smoke test)")
+    parser.add_argument("--cache", type=Path, default=default_cache())
+    parser.add_argument("--write", action="store_true", help=f"write the fitted calibration to {TARGET}")
+    options = parser.parse_args(argv)
+    from voicehost.ears.recognizers.whisper import WhisperRecognizer
+    from voicehost.speech_models import Manifest, require
+
+    langs = [Lang.parse(tag) for tag in options.langs.split(",")]
+    conditions = [Condition.parse(name) for name in options.conditions.split(",")]
+    recognizer = WhisperRecognizer(require(Manifest.load().get("whisper-base")))
+    utterances = [u for lang in langs for u in corpus(lang, voices_of(lang, "tune"), quick=options.quick)]
+    samples = collect(recognizer, utterances, conditions, options.cache)
+    bias, weights = fit(samples)
+    x = np.asarray([s.features for s in samples])
+    right = np.asarray([s.right for s in samples])
+    probabilities = 1 / (1 + np.exp(-(x @ weights + bias)))
+    act, ask = operating_points(probabilities, right)
+    voices = sorted({u.voice.id for u in utterances})
+    fitted = {
+        "command": "python -m bench.calibrate --write",
+        "date": time.strftime("%Y-%m-%d"),
+        "voices": voices,
+        "conditions": [c.name for c in conditions],
+        "samples": len(samples),
+        "first_card_right": round(float(right.mean()), 3),
+        "at_act": f"{int((probabilities >= act)[right].sum())} of {int(right.sum())} right cards acted on at once",
+    }
+    calibration = Calibration(
+        bias=bias,
+        weights=tuple(float(w) for w in weights),
+        act=round(act, 4),
+        ask=round(ask, 4),
+        answer_share=0.9,
+        pass_share=0.9,
+        fitted=fitted,
+    )
+    text = json.dumps(calibration.to_dict(), indent=1)
+    print(text)
+    for name, weight in zip(FEATURES, weights, strict=True):
+        print(f"{name:10} {weight:+.3f}", file=sys.stderr)
+    if options.write:
+        TARGET.write_text(text + "\n", encoding="utf-8")
+        print(f"[calibrate] written to {TARGET}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

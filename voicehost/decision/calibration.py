@@ -1,0 +1,74 @@
+"""The decision's confidence: a logistic model over the guess features, and its operating points.
+
+Fitted on the tuning voices of the bench's corpus (`python -m bench.calibrate`, which writes
+`calibration.json` beside this module with what it was fitted on): the probability that the card the
+ears scored first is the card meant. `act` is the lowest probability acted on at once, chosen for no
+wrong reveal on the tuning voices with a margin; `ask` the lowest asked back about; below it the
+host asks again, or, for talk that is no move, says nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from voicehost.decision.features import FEATURES, GuessFeatures
+
+
+@dataclass(frozen=True)
+class Calibration:
+    bias: float
+    weights: tuple[float, ...]  # in the order of FEATURES
+    act: float
+    ask: float
+    answer_share: float  # "yes" or "no" after a question, taken from the scores from this share
+    pass_share: float  # "pass" heard only by the scores is asked back from this share ("pass?")
+    fitted: Mapping[str, Any]  # what it was fitted on, for the record
+
+    def probability(self, features: GuessFeatures) -> float:
+        z = self.bias + sum(w * x for w, x in zip(self.weights, features.vector(), strict=True))
+        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Calibration:
+        guess = data["guess"]
+        weights = guess["weights"]
+        missing = [name for name in FEATURES if name not in weights]
+        if missing:
+            raise ValueError(f"the calibration has no weight for {', '.join(missing)}")
+        act, ask = float(guess["act"]), float(guess["ask"])
+        if not 0.0 <= ask <= act <= 1.0:
+            raise ValueError(f"the calibration's operating points must be 0 <= ask <= act <= 1, not {ask} and {act}")
+        return cls(
+            bias=float(guess["bias"]),
+            weights=tuple(float(weights[name]) for name in FEATURES),
+            act=act,
+            ask=ask,
+            answer_share=float(data["commands"]["answer_share"]),
+            pass_share=float(data["commands"]["pass_share"]),
+            fitted=dict(data.get("fitted", {})),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "fitted": dict(self.fitted),
+            "guess": {
+                "bias": self.bias,
+                "weights": dict(zip(FEATURES, self.weights, strict=True)),
+                "act": self.act,
+                "ask": self.ask,
+            },
+            "commands": {"answer_share": self.answer_share, "pass_share": self.pass_share},
+        }
+
+
+@cache
+def calibration() -> Calibration:
+    """The calibration that ships with the host (package data)."""
+    text = resources.files("voicehost.decision").joinpath("calibration.json").read_text(encoding="utf-8")
+    return Calibration.from_dict(json.loads(text))

@@ -1,0 +1,147 @@
+"""`decide`: one utterance as heard, read in the game's phase, becomes one understanding with its action.
+
+Typed text, and speech the engine has no scores for (a clue, vosk's results), is read as text with the
+engine's confidence (`voicehost.understanding.understand`). While guessing, Whisper's scores of the
+visible cards and of "yes", "no" or "pass" are weighed with the calibrated confidence: the card scored
+first is revealed at once from `act`, asked back about from `ask`, otherwise nothing is taken. What the
+table said before (a question's offered cards and the belief behind them) is combined with what it
+says now: an answer that repeats a card strengthens it, rather than starting afresh.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from engine.lang import Lang
+from voicehost.decision.calibration import Calibration, calibration
+from voicehost.decision.features import GuessFeatures
+from voicehost.ears.heard import ClosedSet, Heard
+from voicehost.understanding import (
+    Action,
+    Candidate,
+    Command,
+    HeardCommand,
+    HeardGuess,
+    NotUnderstood,
+    Phase,
+    Understanding,
+    understand,
+    vocabulary,
+)
+
+MAX_CANDIDATES: Final = 3
+ALTERNATIVE_SHARE: Final = 0.1
+"""A runner-up below this share of the belief is not worth offering in a question."""
+
+
+def decide(
+    heard: Heard,
+    *,
+    phase: Phase,
+    cards: Sequence[str],
+    lang: Lang,
+    answering: bool = False,
+    before: Mapping[str, float] | None = None,
+    model: Calibration | None = None,
+) -> Understanding:
+    """What `heard` means now: `cards` the cards it may name, `answering` when the host asked a yes/no
+    question, `before` the belief over the cards the host asked about (combined with this hearing)."""
+    said = understand(heard.text, phase=phase, cards=cards, lang=lang, asr_confidence=heard.confidence)
+    found = evidence(heard, cards=cards, lang=lang, answering=answering, before=before)
+    if found is None:
+        return said
+    model = model or calibration()
+    if found.features is None:
+        return _command(heard, said, found.top, found.shares[found.top], lang, answering, model)
+    probability = model.probability(found.features)
+    offered = tuple(
+        Candidate(card, round(100 * found.shares[card], 1))
+        for card in sorted((c for c in found.shares if c in cards), key=lambda c: -found.shares[c])
+        if found.shares[card] >= ALTERNATIVE_SHARE or card == found.top
+    )[:MAX_CANDIDATES]
+    if probability >= model.act:
+        return HeardGuess(heard.text, Action.ACCEPT, probability, found.top, offered)
+    if probability >= model.ask:
+        return HeardGuess(heard.text, Action.CONFIRM, probability, found.top, offered)
+    return NotUnderstood(heard.text, Action.REPROMPT, probability)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the scores say now: the phrase first, every phrase's share, and (for a card) the features."""
+
+    top: str
+    shares: Mapping[str, float]
+    features: GuessFeatures | None  # None when the phrase first is "yes", "no" or "pass"
+
+
+def evidence(
+    heard: Heard,
+    *,
+    cards: Sequence[str],
+    lang: Lang,
+    answering: bool = False,
+    before: Mapping[str, float] | None = None,
+) -> Evidence | None:
+    """The scores of the phrases that may be meant now, with what was heard before added in; None when
+    the engine scored nothing that covers these cards (the transcript alone is read then)."""
+    closed = _restricted(heard.closed, cards, lang, answering)
+    if closed is None:
+        return None
+    logits = dict(zip(closed.phrases, closed.logits, strict=True))
+    if before:
+        for card, share in before.items():  # what was heard before counts: a repeated card adds up
+            if card in logits:
+                logits[card] += math.log(max(share, 1e-6))
+    shares = _softmax(logits)
+    top = max(shares, key=lambda phrase: shares[phrase])
+    if top not in cards:
+        return Evidence(top, shares, None)
+    logprob = dict(zip(closed.phrases, closed.logprobs, strict=True))[top]
+    features = GuessFeatures.of(heard, _as_text(heard, cards, lang), top, logits, shares, logprob, lang)
+    return Evidence(top, shares, features)
+
+
+def _as_text(heard: Heard, cards: Sequence[str], lang: Lang) -> Understanding:
+    """The free transcript read as if typed, against the cards (whatever the engine's confidence)."""
+    return understand(heard.text, phase=Phase.GUESS, cards=cards, lang=lang)
+
+
+def _restricted(closed: ClosedSet | None, cards: Sequence[str], lang: Lang, answering: bool) -> ClosedSet | None:
+    """The scores of the phrases that may be meant now (the cards asked about, say); None when the
+    scores do not cover them, and the transcript alone is read."""
+    if closed is None or not cards or any(card not in closed.phrases for card in cards):
+        return None
+    extras = set(vocabulary(lang).scored_words.values())
+    keep = [i for i, phrase in enumerate(closed.phrases) if phrase in cards or phrase in extras]
+    return ClosedSet(
+        tuple(closed.phrases[i] for i in keep),
+        tuple(closed.logprobs[i] for i in keep),
+        tuple(closed.logits[i] for i in keep),
+        tuple(closed.shares[i] for i in keep),
+    )
+
+
+def _command(
+    heard: Heard, said: Understanding, word: str, share: float, lang: Lang, answering: bool, model: Calibration
+) -> Understanding:
+    """ "yes", "no" or "pass" scored above every card."""
+    command = next(command for command, scored in vocabulary(lang).scored_words.items() if scored == word)
+    if isinstance(said, HeardCommand) and said.command is command:
+        return HeardCommand(heard.text, Action.ACCEPT, max(share, said.confidence), command)
+    if answering and command in (Command.YES, Command.NO) and share >= model.answer_share:
+        return HeardCommand(word, Action.ACCEPT, share, command)
+    if command is Command.PASS and share >= model.pass_share:
+        # "pass" on the scores alone would end a turn nobody ended ("repete" scores as "passo"): ask first
+        return HeardCommand(word, Action.CONFIRM, share, command)
+    return said if said.action is not Action.ACCEPT else NotUnderstood(heard.text, Action.REPROMPT, share)
+
+
+def _softmax(logits: Mapping[str, float]) -> dict[str, float]:
+    top = max(logits.values())
+    weights = {phrase: math.exp(value - top) for phrase, value in logits.items()}
+    total = sum(weights.values())
+    return {phrase: weight / total for phrase, weight in weights.items()}
