@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from typing import TYPE_CHECKING, Final, Protocol
 
+import numpy as np
+
 from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.ears.context import Context
 from voicehost.ears.heard import ContextSource, Heard, Recognizer, StreamingRecognizer
 
 if TYPE_CHECKING:
-    from voicehost.ears.vad import Segmenter
+    from voicehost.ears.vad import Segmenter, Utterance
 
 VOSK_ENDPOINT_SECONDS: Final = 0.5
 SECONDS_PER_WORD: Final = 0.5
@@ -23,7 +27,13 @@ class Ears(Protocol):
 
 
 class SegmentedEars:
-    """A one-utterance-at-a-time recognizer (whisper) behind the Silero voice activity detector."""
+    """A one-utterance-at-a-time recognizer (whisper) behind the Silero voice activity detector.
+
+    Heard while the silence goes on: when the detector first hears a pause that may end the utterance,
+    recognition starts on what was said (in the recognizer's own thread); when the silence is long
+    enough to close it and the audio and what makes sense are still the same, that result is the one
+    used, ready or nearly. Otherwise the utterance is recognized afresh. Either way the result is the
+    recognizer's for that audio in that context: when it was computed changes nothing."""
 
     def __init__(self, recognizer: Recognizer, segmenter: Segmenter | None = None) -> None:
         self.recognizer = recognizer
@@ -34,9 +44,22 @@ class SegmentedEars:
             from voicehost.ears.vad import Segmenter
 
             self._segmenter = Segmenter()
-        for utterance in self._segmenter.utterances(chunks, talking=lambda: context().over_host):
-            heard = self.recognizer.recognize(utterance.audio, context())
-            yield replace(heard, start_s=utterance.start_s, end_s=utterance.end_s)
+        ahead: list[tuple[Audio, Context, Future[Heard]]] = []
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="voicehost-ears") as hearing:
+
+            def on_pause(utterance: Utterance) -> None:
+                now = context()
+                ahead[:] = [(utterance.audio, now, hearing.submit(self.recognizer.recognize, utterance.audio, now))]
+
+            talking = lambda: context().over_host  # noqa: E731
+            for utterance in self._segmenter.utterances(chunks, talking=talking, on_pause=on_pause):
+                now = context()
+                early = ahead.pop() if ahead else None
+                if early is not None and early[1] == now and np.array_equal(early[0], utterance.audio):
+                    heard = early[2].result()
+                else:
+                    heard = hearing.submit(self.recognizer.recognize, utterance.audio, now).result()
+                yield replace(heard, start_s=utterance.start_s, end_s=utterance.end_s)
 
 
 class StreamingEars:

@@ -20,7 +20,11 @@ START_PROBABILITY: Final = 0.5
 END_PROBABILITY: Final = 0.35
 """...and ends after END_SILENCE_MS of windows below this."""
 END_SILENCE_MS: Final = 320
-"""The end-of-speech delay the players feel: shorter cuts slow speakers between words."""
+"""How long a silence closes an utterance: shorter cuts slow speakers between words."""
+PAUSE_MS: Final = 96
+"""A silence this long may be the end: the utterance as it stands is handed out at once (`on_pause`), so
+it can be heard while the silence goes on, and kept if the speech does not resume. An utterance keeps
+this much of its closing silence, whether it was heard then or at its close: the same audio either way."""
 PRE_ROLL_MS: Final = 160
 """Audio kept from before the detected start, so first consonants are not clipped."""
 MIN_SPEECH_MS: Final = 150
@@ -93,13 +97,21 @@ class Segmenter:
     def __init__(self, vad: SileroVad | None = None) -> None:
         self.vad = vad or SileroVad()
 
-    def utterances(self, chunks: Iterable[Audio], talking: Callable[[], bool] | None = None) -> Iterator[Utterance]:
+    def utterances(
+        self,
+        chunks: Iterable[Audio],
+        talking: Callable[[], bool] | None = None,
+        on_pause: Callable[[Utterance], None] | None = None,
+    ) -> Iterator[Utterance]:
         """Utterances as they end; while `talking()` (the host's voice is in the room), overlapping
-        slices of TALKING_SLICE_S, so that what a player says over it is heard at once."""
+        slices of TALKING_SLICE_S, so that what a player says over it is heard at once. `on_pause` gets
+        the utterance as it stands when a silence of PAUSE_MS begins that may end it: if the speech
+        does not resume, the utterance yielded later holds the very same audio."""
         window_s = WINDOW / SAMPLE_RATE
         slice_windows = round(TALKING_SLICE_S / window_s)
         overlap_windows = round(TALKING_OVERLAP_S / window_s)
         end_windows = max(1, round(END_SILENCE_MS / 1000 / window_s))
+        pause_windows = max(1, min(end_windows, round(PAUSE_MS / 1000 / window_s)))
         pre_windows = round(PRE_ROLL_MS / 1000 / window_s)
         min_windows = max(1, round(MIN_SPEECH_MS / 1000 / window_s))
         max_windows = round(MAX_UTTERANCE_S / window_s)
@@ -129,11 +141,21 @@ class Segmenter:
                     silent = 0
                 else:
                     silent += 1
+                if on_pause is not None and silent == pause_windows and voiced >= min_windows:
+                    on_pause(
+                        Utterance(
+                            np.concatenate(speech),
+                            start * window_s,
+                            (position - silent) * window_s,
+                            position * window_s,
+                        )
+                    )
                 sliced = talking is not None and len(speech) >= slice_windows and talking()
                 if silent >= end_windows or len(speech) >= max_windows or sliced:
                     if voiced >= min_windows:
+                        kept = len(speech) - max(0, silent - pause_windows)  # the same audio as at the pause
                         yield Utterance(
-                            np.concatenate(speech),
+                            np.concatenate(speech[:kept]),
                             start * window_s,
                             (position - silent) * window_s,
                             position * window_s,
