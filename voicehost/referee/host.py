@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -21,9 +21,12 @@ from engine.events import Event, EventType
 from engine.game import Phase, Player
 from engine.legality import ClueRuling, Reason, Verdict
 from engine.pieces import Side
+from voicehost.decision import decide
 from voicehost.ears.context import Context, make_context
+from voicehost.ears.heard import Heard
 from voicehost.prompts import Prompts
 from voicehost.referee.announcer import Announcer, announcer_for
+from voicehost.referee.attention import Attention, Listening, attend
 from voicehost.referee.questions import (
     AskClueGiver,
     AskGuesser,
@@ -42,11 +45,14 @@ from voicehost.understanding import (
     HeardClue,
     HeardCommand,
     HeardGuess,
+    NotUnderstood,
     Understanding,
     side_named,
     understand,
 )
-from voicehost.understanding import Phase as Listening
+from voicehost.understanding import Phase as Hearing
+from voicehost.understanding.results import READ_ONLY
+from voicehost.understanding.talk import Form, form_of, spoken_host_name
 
 __all__ = ["Host", "HostSettings", "Mouth", "PendingClue"]
 
@@ -68,6 +74,8 @@ class HostSettings:
     simulated: str = "random"  # co-op: "random", or "choose" (the spymaster picks the card in private)
     seed: int = 0
     key_pages: bool = False  # the key holders have private pages (the web display) to choose cards on
+    listening: Listening = Listening.OPEN  # addressed: a move counts only said to the host (see attention.py)
+    host_name: str = ""  # a name the players gave the host, besides the vocabulary's
 
 
 class Host:
@@ -105,6 +113,8 @@ class Host:
         self._timer_held = False
         self.timer = SandTimer(self._on_timer)
         self._turn: tuple[object, ...] = ()
+        self.listening = self.settings.listening
+        self._hinted = False  # the addressed way is explained once a game, then moves not said to the host are let be
 
     # ---- speaking ---------------------------------------------------------------------------
 
@@ -173,17 +183,21 @@ class Host:
 
     # ---- hearing ----------------------------------------------------------------------------
 
-    def hear(self, text: str, confidence: float | None = None, alternatives: Sequence[tuple[str, float]] = ()) -> None:
-        """Handle one utterance (a typed line, or what the recognizer heard).
+    def hear(
+        self, said: str | Heard, confidence: float | None = None, alternatives: Sequence[tuple[str, float]] = ()
+    ) -> None:
+        """Handle one utterance: a typed line (with a recognizer's `confidence` and runner-up cards, when
+        it comes from one), or what the ears heard, evidence and all (`Heard`).
 
-        `alternatives` are the recognizer's runner-up cards with their shares: when it is unsure,
-        the host offers them ("CEREJA or CEBOLA?") instead of guessing which one was meant."""
+        When the ears are unsure the host offers their runners-up ("CEREJA or CEBOLA?") instead of
+        guessing which one was meant."""
+        heard = said if isinstance(said, Heard) else Heard(said, confidence, alternatives=tuple(alternatives))
         with self._lock:
             if self.finished:
                 return
-            self._alternatives = [card for card, share in alternatives if share >= ALTERNATIVE_SHARE]
+            self._alternatives = [card for card, share in heard.alternatives if share >= ALTERNATIVE_SHARE]
             try:
-                self._hear(text, confidence)
+                self._hear(heard)
             except GameError as error:
                 self.say(self.announce.error(error))
 
@@ -201,23 +215,71 @@ class Host:
             guessing = answering or (question is None and not game.over and phase in GUESSING_PHASES)
             return make_context(game.board.lang, guessing, tuple(cards), answering)
 
-    def _understand(self, text: str, cards: Sequence[str], confidence: float | None) -> Understanding:
+    def _understand(self, heard: Heard, cards: Sequence[str], question: Question | None) -> Understanding:
+        """What the utterance means with these cards on offer: the one decision step (`decide`)."""
         phase = self.game.state.phase
-        listening = Listening.GUESS if phase in (Phase.GUESS, Phase.SUDDEN_DEATH) else Listening.CLUE
-        return understand(text, phase=listening, cards=cards, lang=self.game.board.lang, asr_confidence=confidence)
+        listening = Hearing.GUESS if phase in (Phase.GUESS, Phase.SUDDEN_DEATH) else Hearing.CLUE
+        return decide(
+            heard,
+            phase=listening,
+            cards=cards,
+            lang=self.game.board.lang,
+            answering=question is not None and question.yes_no,
+            before=question.belief if isinstance(question, ConfirmGuess) else None,
+        )
 
-    def _hear(self, text: str, confidence: float | None) -> None:
+    def _hear(self, heard: Heard) -> None:
+        game = self.game
+        form = form_of(heard.text, game.board.lang, (self.settings.host_name,) if self.settings.host_name else ())
+        if form.addressed:
+            heard = replace(heard, text=form.text)  # the scores were of the whole utterance, name and all
         question = self.question
-        cards = question.offers if isinstance(question, ConfirmGuess) else self.game.visible_cards()
-        heard = self._understand(text, cards, confidence)
-        side = side_named(text, self.game.board.lang)
+        cards = question.offers if isinstance(question, ConfirmGuess) else game.visible_cards()
+        understood = self._understand(heard, cards, question)
+        verdict = attend(
+            form,
+            understood,
+            listening=self.listening,
+            guessing=game.state.phase in (Phase.GUESS, Phase.SUDDEN_DEATH),
+            answering=question is not None,
+            lone_card=self._lone_card(form, understood),
+        )
+        if verdict is Attention.IGNORE:
+            return
+        if verdict is Attention.HINT:
+            if not self._hinted:
+                self._hinted = True
+                self.say(self.t("listen.hint", name=self._name()), remember=False)
+            return
+        if verdict is Attention.ASK_BACK:
+            understood = _hedged(understood)
+        side = side_named(heard.text, game.board.lang)
         if question is not None:
             self.question = None
-            if question.take(self, heard, side):
+            if question.take(self, understood, side):
                 return
             if question.hear_afresh_on_all_cards():  # not one of the offered cards: the whole table
-                heard = self._understand(text, self.game.visible_cards(), confidence)
-        self._act(heard, side)
+                understood = self._understand(heard, game.visible_cards(), None)
+        self._act(understood, side)
+
+    def _lone_card(self, form: Form, understood: Understanding) -> bool:
+        """A visible card's name and nothing else, heard while a clue is awaited (it is no clue: a player
+        thinking aloud, or an operative ahead of their spymaster)."""
+        if not isinstance(understood, HeardClue) or understood.clue.number is not None:
+            return False
+        game = self.game
+        alone = understand(form.text, phase=Hearing.GUESS, cards=game.visible_cards(), lang=game.board.lang)
+        return isinstance(alone, HeardGuess) and alone.action is Action.ACCEPT
+
+    def _name(self) -> str:
+        return self.settings.host_name or spoken_host_name(self.game.board.lang)
+
+    def _set_listening(self, listening: Listening) -> None:
+        if listening is self.listening:
+            self.say(self.t(f"listen.already_{listening.value}"), remember=False)
+            return
+        self.listening = listening
+        self.say(self.t(f"listen.{listening.value}", name=self._name()), remember=False)
 
     def _act(self, heard: Understanding, side: Side | None) -> None:
         game = self.game
@@ -348,7 +410,8 @@ class Host:
             offered = [card for card in self._alternatives if card in game.visible_cards()]
             if heard.card in offered and len(offered) > 1:  # the recognizer knows the runners-up better
                 candidates = offered[:3]
-            self.ask(ConfirmGuess(candidates=candidates))
+            belief = {c.card: c.score / 100.0 for c in heard.candidates if c.card in candidates}
+            self.ask(ConfirmGuess(candidates=candidates, belief=belief))
         else:
             self.say(self.t("input.reprompt_guess"), remember=False)
 
@@ -359,7 +422,7 @@ class Host:
         covered = [card for index, card in enumerate(game.board.cards) if game.is_covered(index)]
         if not covered:
             return None
-        everything = understand(text, phase=Listening.GUESS, cards=game.board.cards, lang=game.board.lang)
+        everything = understand(text, phase=Hearing.GUESS, cards=game.board.cards, lang=game.board.lang)
         if isinstance(everything, HeardGuess) and everything.card in covered and everything.action is Action.ACCEPT:
             return everything.card
         return None
@@ -424,6 +487,10 @@ class Host:
             self.say(self.announce.next_prompt(), remember=False)  # the host already knows and said it
         elif command is Command.COVER_FOR_ME:
             self._cover_for_me()
+        elif command is Command.LISTEN_ADDRESSED:
+            self._set_listening(Listening.ADDRESSED)
+        elif command is Command.LISTEN_OPEN:
+            self._set_listening(Listening.OPEN)
 
     def cover(self, card: str) -> bool:
         """A card to cover chosen in private (a key page): covered when it is one of the choices; False
@@ -534,3 +601,14 @@ class Host:
         self._on_events(game, events)
         self.say(f"{intro} {self.announce.describe(events)}")
         self._after_change()
+
+
+def _hedged(understood: Understanding) -> Understanding:
+    """A move said to the host but hedged ("Host, maybe the piano"): asked back, never acted on at once."""
+    if understood.action is not Action.ACCEPT:
+        return understood
+    if isinstance(understood, HeardCommand) and understood.command in READ_ONLY:
+        return understood
+    if isinstance(understood, HeardGuess | HeardClue | HeardCommand):
+        return replace(understood, action=Action.CONFIRM)
+    return NotUnderstood(understood.heard, Action.REPROMPT, understood.confidence)

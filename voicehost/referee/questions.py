@@ -68,6 +68,8 @@ class ConfirmGuess(Question):
     """ "CEREJA or CEBOLA?": the host was not sure which card was meant."""
 
     candidates: list[str] = field(default_factory=list)
+    belief: dict[str, float] = field(default_factory=dict)
+    """What the first hearing made of each card offered (its share, 0..1): the answer adds to it."""
 
     def __post_init__(self) -> None:
         self.offers = tuple(self.candidates)

@@ -38,6 +38,8 @@ class Command(Enum):
     STOP_TALKING = "stop_talking"
     ALL_MY_GREENS_FOUND = "all_my_greens_found"
     COVER_FOR_ME = "cover_for_me"  # the host picks the penalty or simulated card, so nobody names it aloud
+    LISTEN_ADDRESSED = "listen_addressed"  # from now on a move counts only said to the host
+    LISTEN_OPEN = "listen_open"  # from now on a move counts whenever it has the form of one
 
 
 class Intent(Enum):

@@ -102,6 +102,9 @@ class Phrases:
     def __contains__(self, keys: object) -> bool:
         return keys in self._set
 
+    def phrases(self) -> frozenset[tuple[str, ...]]:
+        return self._set
+
     def prefix(self, keys: tuple[str, ...], start: int = 0) -> int:
         """Length of the longest phrase starting at ``start``, 0 if none."""
         for n in self.lengths:

@@ -47,6 +47,10 @@ class Vocabulary:
     phase_commands: Mapping[Phase, _PhraseMap]
     command_texts: tuple[str, ...]
     phonetic: tuple[tuple[re.Pattern[str], str], ...]
+    host_names: Phrases  # said first, the utterance is said to the host ("Anfitrião, cereja")
+    commit_phrases: Phrases  # said after a move, it is said to the host ("cereja, resposta final")
+    talk_marks: Phrases  # said with a card or a clue, it is table talk, no move ("não é o touro")
+    scored_words: Mapping[Command, str]  # a command's one word Whisper scores beside the cards, as written
     sides: Mapping[str, Side]  # Duet: a side's spoken names, folded ("be" for "bê")
     side_leads: frozenset[str]  # words said before a side's name ("fui eu, o ...")
 
@@ -223,9 +227,25 @@ def _build(lang: Lang, table: Mapping[str, Any]) -> Vocabulary:
         phase_commands=phase_commands,
         command_texts=tuple(sorted({" ".join(k) for mapping in every for k in mapping})),
         phonetic=tuple(rules),
+        host_names=Phrases(phrases("host_names")),
+        commit_phrases=Phrases(phrases("commit_phrases")),
+        talk_marks=Phrases(phrases("talk_marks")),
+        scored_words=_scored_words(table, where),
         sides=_sides(table, where),
         side_leads=frozenset(fold_text(word) for word in strings(table, "side_leads", where)),
     )
+
+
+def _scored_words(table: Mapping[str, Any], where: str) -> dict[Command, str]:
+    words: dict[Command, str] = {}
+    for name, word in subtable(table, "scored_words", where).items():
+        if name not in Command.__members__ or not isinstance(word, str) or len(word.split()) != 1:
+            raise ValueError(f"{where}: [scored_words] maps a command to one word, not {name} = {word!r}")
+        words[Command[name]] = word
+    missing = {Command.YES, Command.NO, Command.PASS} - set(words)
+    if missing:
+        raise ValueError(f"{where}: [scored_words] has no word for {', '.join(sorted(c.name for c in missing))}")
+    return words
 
 
 def _sides(table: Mapping[str, Any], where: str) -> dict[str, Side]:
@@ -250,21 +270,25 @@ def vocabulary(lang: Lang) -> Vocabulary:
 
 @cache
 def listening_phrases(lang: Lang) -> tuple[str, ...]:
-    """Every command and yes/no phrase as written, accents kept: a vosk grammar needs the words the
-    model knows, and "não" is not "nao" to it."""
+    """Every command and yes/no phrase as written, accents kept, and the host's names and the commit
+    phrases (a move said to the host): a vosk grammar needs the words the model knows, and "não" is not
+    "nao" to it."""
     table = resolved_table(lang.value)
     tables = [subtable(table, "commands", lang.value), *subtable(table, "phase_commands", lang.value).values()]
     phrases = [phrase.lower() for mapping in tables for listed in mapping.values() for phrase in listed]
-    return tuple(dict.fromkeys(phrases))
+    addressing = [p.lower() for key in ("host_names", "commit_phrases") for p in strings(table, key, lang.value)]
+    return tuple(dict.fromkeys((*phrases, *addressing)))
 
 
 @cache
 def guess_phrases(lang: Lang) -> tuple[str, ...]:
     """What a player may say while guessing besides a card, as written: every command and yes/no
-    phrase, and the lead-ins and articles said before a card ("eu acho que é o ..."). A closed
-    grammar needs them, or their words go to the nearest card or filler."""
+    phrase, the lead-ins and articles said before a card ("eu acho que é o ..."), and the words that
+    make talk of a card ("não é o ..."). A closed grammar needs them, or their words go to the nearest
+    card or filler, and discussion becomes moves."""
     table = resolved_table(lang.value)
-    around = [p.lower() for key in ("lead_ins", "articles") for p in strings(table, key, lang.value)]
+    keys = ("lead_ins", "articles", "talk_marks")
+    around = [p.lower() for key in keys for p in strings(table, key, lang.value)]
     return tuple(dict.fromkeys((*listening_phrases(lang), *around)))
 
 

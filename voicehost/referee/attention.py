@@ -1,0 +1,67 @@
+"""Whether the host takes an utterance up: table talk is left alone, and in the addressed way of playing
+only what is said to the host moves the game.
+
+The host cannot tell voices apart: it judges by what was said (its form, `understanding.talk`) and when
+(the phase, and whether it has just asked something). Nothing here speaks; the host does what the
+verdict says.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Final
+
+from voicehost.understanding import HeardClue, HeardCommand, HeardGuess, Understanding
+from voicehost.understanding.results import READ_ONLY, Command
+from voicehost.understanding.talk import Form
+
+
+class Listening(enum.Enum):
+    """The two ways of playing (`voicehost play --listen`, or said to the host during the game)."""
+
+    ADDRESSED = "addressed"  # a move counts only said to the host: "Host, cherry" or "cherry, final answer"
+    OPEN = "open"  # a move counts whenever it has the form of one; talk is still left alone
+
+
+class Attention(enum.Enum):
+    """What the host does with an utterance."""
+
+    TAKE = "take"  # act on it as understood
+    ASK_BACK = "ask_back"  # said to the host, but hedged ("Host, maybe the piano"): asked back, never acted on at once
+    HINT = "hint"  # a move not said to the host, in the addressed way: say once how to say it, else nothing
+    IGNORE = "ignore"  # talk, or a move out of turn not said to the host: silence
+
+
+SAFE_UNADDRESSED: Final = READ_ONLY | {Command.STOP_TALKING, Command.LISTEN_ADDRESSED}
+"""Commands taken without the host's name even in the addressed way: they change nothing in the game."""
+
+
+def attend(
+    form: Form,
+    understood: Understanding,
+    *,
+    listening: Listening,
+    guessing: bool,
+    answering: bool,
+    lone_card: bool = False,
+) -> Attention:
+    """What the host does with one utterance: `form` how it was said, `understood` what it means,
+    `guessing` whether operatives are to guess now (else a clue is awaited), `answering` whether the host
+    has just asked something (an answer needs no name: the host and the table are in a dialogue),
+    `lone_card` whether it is a visible card's name and nothing else."""
+    if form.talk:
+        return Attention.ASK_BACK if form.addressed else Attention.IGNORE
+    if form.addressed or answering:
+        return Attention.TAKE
+    if isinstance(understood, HeardCommand):
+        if understood.command in SAFE_UNADDRESSED or listening is Listening.OPEN:
+            return Attention.TAKE
+        return Attention.HINT
+    out_of_turn = (isinstance(understood, HeardClue) and guessing) or (
+        (isinstance(understood, HeardGuess) or lone_card) and not guessing
+    )
+    if out_of_turn:
+        return Attention.IGNORE  # "oceano, dois" while the operatives talk; a lone card while the spymaster thinks
+    if not isinstance(understood, HeardClue | HeardGuess):
+        return Attention.IGNORE  # not understood and not said to the host: nobody is waiting for an answer
+    return Attention.TAKE if listening is Listening.OPEN else Attention.HINT
