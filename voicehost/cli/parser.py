@@ -67,6 +67,18 @@ def host_port(text: str) -> tuple[str, int]:
     return host, bounded(1, 65535, "the port")(port)
 
 
+def host_name(text: str) -> str:
+    """A name the players call the host by: one to three words of letters, at most 40 characters."""
+    words = text.split()
+    if (
+        not 1 <= len(words) <= 3
+        or len(text) > 40
+        or not all(w.replace("-", "").replace("'", "").isalpha() for w in words)
+    ):
+        raise argparse.ArgumentTypeError(f"{text!r} cannot be the host's name: say one to three words of letters")
+    return " ".join(words)
+
+
 def _lang(text: str) -> Lang:
     try:
         return Lang.parse(text)
@@ -154,6 +166,16 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="the host's voice: espeak-ng (default), or Piper when a voice is installed "
         "(voicehost models install LANG --engine piper)",
+    )
+    play.add_argument(
+        "--listen",
+        choices=["addressed", "open"],
+        default=None,
+        help="addressed (default by voice): a move counts only said to the host, 'Host, cherry' or "
+        "'cherry, final answer'; open (default by text): every move heard counts. Table talk is left alone either way",
+    )
+    play.add_argument(
+        "--host-name", type=host_name, default=None, metavar="NAME", help="another name the players call the host by"
     )
     rules = play.add_argument_group("variants and house rules")
     rules.add_argument("--assassin-ending", action="store_true", help="the game ends only with the assassin")

@@ -25,11 +25,13 @@ from engine.missions import Campaign
 from voicehost.cli.failures import EXIT_ERROR, EXIT_OK, UsageError, UserError
 from voicehost.cli.parser import DEFAULT_PORT
 from voicehost.cli.setup import deal_board, next_game_args, read_board, system_lang, variants_from
-from voicehost.display import Display, DisplayError, make_display
+from voicehost.display import Display, DisplayError, clue_checker, make_display
+from voicehost.display.web import WebDisplay
 from voicehost.frontends import Frontend
 from voicehost.frontends.text import TextFrontend
 from voicehost.mouth import Mouth
 from voicehost.prompts import Prompts
+from voicehost.referee.attention import Listening
 from voicehost.referee.host import Host, HostSettings
 from voicehost.storage.campaigns import load_campaign
 from voicehost.storage.errors import SaveError, StorageError
@@ -89,6 +91,7 @@ def _play(args: argparse.Namespace, opened: OpenedGame) -> int:
         session.first_save(game)
         host = _host(args, opened, prompts, mouth, session, display)
         closing.append(host)
+        display.handle_private(on_cover=host.cover, on_check=clue_checker(lambda: host.game))
         for line in display.console_lines():
             print(line, file=sys.stderr, flush=True)
         for key, params in opened.notes:
@@ -116,6 +119,9 @@ def _host(
         timer_seconds=args.timer or settings.get("timer"),
         simulated=settings.get("simulated", "random"),
         seed=int(settings.get("seed") or 0),
+        key_pages=isinstance(display, WebDisplay),
+        listening=Listening(args.listen or ("open" if args.text else "addressed")),
+        host_name=args.host_name or "",
     )
 
     def another_game() -> AnyGame:
