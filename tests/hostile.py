@@ -43,15 +43,19 @@ class Ran:
 
 
 def run(argv: Sequence[str], stdin: str = "", *, data: Path) -> Ran:
-    """`voicehost ARGV` in this process, with `stdin` typed in and XDG_DATA_HOME=`data`."""
+    """`voicehost ARGV` in this process, with `stdin` typed in, XDG_DATA_HOME=`data`, and `data` as the
+    working folder (a relative --out or --save lands there, never in the checkout)."""
     out, err = io.StringIO(), io.StringIO()
-    saved_stdin, saved_env = sys.stdin, os.environ.get("XDG_DATA_HOME")
+    saved_stdin, saved_env, saved_cwd = sys.stdin, os.environ.get("XDG_DATA_HOME"), os.getcwd()
     os.environ["XDG_DATA_HOME"] = str(data)
     sys.stdin = io.StringIO(stdin)
+    data.mkdir(parents=True, exist_ok=True)
+    os.chdir(data)
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             code = cli.main(list(argv))
     finally:
+        os.chdir(saved_cwd)
         sys.stdin = saved_stdin
         if saved_env is None:
             os.environ.pop("XDG_DATA_HOME", None)

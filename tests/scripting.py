@@ -1,10 +1,11 @@
 """Scripted games as data, and the real CLI to play them: shared by the tests that play scripts.
 
 A script (``tests/scripts/*.txt``, format in ``tests/test_scripted_games.py``) is parsed into a
-`Script`; `run_cli` plays it with ``voicehost play --text`` in a subprocess. For the crash tests:
-`probe` plays a script in-process through the same CLI, one utterance at a time, and records
-after each how many events the events file holds and what the host is waiting for; `kill_after`
-pipes utterances into a live ``play``, waits for a number of events, and SIGKILLs it.
+`Script`, its lines said to the host the addressed way (``--listen addressed``, the host's name first)
+unless the script chooses ``--listen`` itself; `run_cli` plays it with ``voicehost play --text`` in a
+subprocess. For the crash tests: `probe` plays a script in-process through the same CLI, one utterance
+at a time, and records after each how many events the events file holds and what the host is waiting
+for; `kill_after` pipes utterances into a live ``play``, waits for a number of events, and SIGKILLs it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from engine.lang import Lang
+from voicehost.understanding.talk import spoken_host_name
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = ROOT / "tests" / "scripts"
@@ -107,7 +111,16 @@ def parse_script(path: Path) -> Script:
     if args is None or over is None:
         raise ValueError(f"{path.name}: '# args:' and '# expect:' are required")
     script.args, script.expect_over = args, over
+    if "--listen" not in args:  # every move said to the host, as a table playing the addressed way does
+        name = spoken_host_name(Lang.parse(str(board_of(args)["lang"])))
+        script.args = [*args, "--listen", "addressed"]
+        script.feed = [addressed(line, name) for line in script.feed]
     return script
+
+
+def addressed(line: str, name: str) -> str:
+    """A line said to the host: its name first ("host, the walrus"); silence stays silence."""
+    return f"{name}, {line}" if line.strip() else line
 
 
 def board_of(args: list[str]) -> dict[str, Any]:

@@ -25,9 +25,11 @@ from engine.lang import Lang
 from voicehost.ears.audio import SAMPLE_RATE, Audio
 from voicehost.ears.recordings import CHUNK_SECONDS
 from voicehost.ears.wav import read_wav
+from voicehost.referee.attention import Listening
 from voicehost.referee.host import Host, PendingClue
 from voicehost.referee.questions import ConfirmCommand, ConfirmGuess
 from voicehost.understanding import normalize
+from voicehost.understanding.talk import spoken_host_name
 
 CLUE_WORDS = {  # words whisper base transcribes from espeak-ng's voices (measured): the clue is free speech
     "en": ["music", "paper", "ocean", "garden", "summer"],
@@ -127,8 +129,12 @@ class Table:
         for start in range(0, len(audio), size):
             yield audio[start : start + size]
 
-    def _say(self, text: str) -> Iterator[Audio]:
+    def _say(self, text: str, *, answer: bool = False) -> Iterator[Audio]:
+        """One utterance; a move is said to the host by its name when it listens the addressed way (an
+        answer to its question needs no name)."""
         self.tally.utterances += 1
+        if not answer and self.host.listening is Listening.ADDRESSED:
+            text = f"{spoken_host_name(self.host.game.board.lang)}, {text}"
         yield from self._chunked(speak(text, self.voice, self.rng))
         yield from self._silence(SILENCE_S)
 
@@ -153,10 +159,19 @@ class Table:
         if planned_end and self._hidden("assassin"):
             return (yield from self._guess(self._card_of("assassin")))
         # an assassin the host cannot hear from this voice: the game is played on until a team wins
-        if made >= self.per_clue:
+        own = self._card_of(game.team.value) if self._hidden(game.team.value) else None
+        if made >= self.per_clue or (own is None and made > 0):
             self._turns += 1
             return (yield from self._until(PASS[self.family], lambda kinds: EventType.TURN_ENDED in kinds))
-        return (yield from self._guess(self._card_of(game.team.value)))
+        if own is None:  # every own agent left is one the host never heard from this voice: end the turn
+            other = next(
+                (self._card_of(kind) for kind in ("bystander", game.team.other.value) if self._hidden(kind)), None
+            )
+            if other is None:
+                self.tally.failures.append("no card left this voice can make the host hear")
+                return False
+            return (yield from self._guess(other))
+        return (yield from self._guess(own))
 
     def _hidden(self, identity: str) -> bool:
         try:
@@ -177,9 +192,9 @@ class Table:
         game = self.host.game
         phrase = card.lower() if self.tally.utterances % 3 else LEAD_INS[self.family].format(card=card.lower())
         before = len(game.events)
-        to_say = phrase
+        to_say, answer = phrase, False
         for _ in range(MAX_TRIES):
-            yield from self._say(to_say)
+            yield from self._say(to_say, answer=answer)
             revealed = [e["card"] for e in game.events[before:] if e.type is EventType.GUESS]
             if revealed:
                 if revealed[0] != card:
@@ -187,9 +202,9 @@ class Table:
                 return True
             self.tally.asks += 1
             if isinstance(self.host.question, ConfirmGuess):
-                to_say = self._answer(card, self.host.pending_candidates)
+                to_say, answer = self._answer(card, self.host.pending_candidates), True
             else:
-                to_say = card.lower()
+                to_say, answer = card.lower(), False
         self.tally.failures.append(f"never revealed {card}")
         self._unheard.add(card)  # a player would try another of their cards
         return len(self._unheard) < MAX_UNHEARD
@@ -222,7 +237,7 @@ class Table:
                 right = isinstance(self.host.question, ConfirmCommand) or self._is_meant(
                     self.host.pending_clue, clue_word
                 )
-                yield from self._say(YES[self.family] if right else NO[self.family])
+                yield from self._say(YES[self.family] if right else NO[self.family], answer=True)
         self.tally.failures.append(f"never understood {text!r}")
         return False
 
