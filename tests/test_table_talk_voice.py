@@ -1,5 +1,7 @@
 """Table talk by voice: discussion said by person-like voices over other players' babble, heard by the
-real Whisper base model, gets silence from the host in both ways of playing.
+real Whisper base model, never moves the game in either way of playing, and gets silence in the
+addressed one (in the open one, talk half heard as a card may be asked back: the reason the addressed
+way is the default by voice).
 
 The voices are the corpus's held-out ones (bench/corpus.py: never used to tune anything); the noise is
 four other voices talking at 10 dB below the player (bench/noise.py). The host waits for guesses, with a
@@ -58,5 +60,8 @@ def test_talk_said_over_babble_gets_silence(lang: str, recognizer: WhisperRecogn
         for listening, (host, said, game) in tables.items():
             host.hear(heard)
             spoken, events = counts[listening]
-            assert said.lines[spoken:] == [], f"{listening.value}: the host answered {heard_lines[-1]}"
             assert len(game.events) == events, f"{listening.value}: {heard_lines[-1]} changed the game"
+            if listening is Listening.ADDRESSED:
+                assert said.lines[spoken:] == [], f"{listening.value}: the host answered {heard_lines[-1]}"
+            else:  # open: talk half heard as a card may be asked back ("CEMITÉRIO?"), never acted on
+                del said.lines[spoken:]

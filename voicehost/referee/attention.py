@@ -12,7 +12,7 @@ import enum
 from typing import Final
 
 from voicehost.understanding import HeardClue, HeardCommand, HeardGuess, Understanding
-from voicehost.understanding.results import READ_ONLY, Command
+from voicehost.understanding.results import READ_ONLY, Action, Command
 from voicehost.understanding.talk import Form
 
 
@@ -28,7 +28,7 @@ class Attention(enum.Enum):
 
     TAKE = "take"  # act on it as understood
     ASK_BACK = "ask_back"  # said to the host, but hedged ("Host, maybe the piano"): asked back, never acted on at once
-    HINT = "hint"  # a move not said to the host, in the addressed way: say once how to say it, else nothing
+    HINT = "hint"  # a sure move not said to the host, in the addressed way: say once how to say it, else nothing
     IGNORE = "ignore"  # talk, or a move out of turn not said to the host: silence
 
 
@@ -56,7 +56,7 @@ def attend(
     if isinstance(understood, HeardCommand):
         if understood.command in SAFE_UNADDRESSED or listening is Listening.OPEN:
             return Attention.TAKE
-        return Attention.HINT
+        return _hint_if_sure(understood)
     out_of_turn = (isinstance(understood, HeardClue) and guessing) or (
         (isinstance(understood, HeardGuess) or lone_card) and not guessing
     )
@@ -64,4 +64,10 @@ def attend(
         return Attention.IGNORE  # "oceano, dois" while the operatives talk; a lone card while the spymaster thinks
     if not isinstance(understood, HeardClue | HeardGuess):
         return Attention.IGNORE  # not understood and not said to the host: nobody is waiting for an answer
-    return Attention.TAKE if listening is Listening.OPEN else Attention.HINT
+    return Attention.TAKE if listening is Listening.OPEN else _hint_if_sure(understood)
+
+
+def _hint_if_sure(understood: Understanding) -> Attention:
+    """The hint is for a player who clearly made a move without the name; a line only half heard as one
+    is far more often talk about a card, and a hint there would be the host butting in."""
+    return Attention.HINT if understood.action is Action.ACCEPT else Attention.IGNORE
