@@ -7,7 +7,7 @@ card lists), and a test checks with the legality checker that no word is a form 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
@@ -21,6 +21,7 @@ class Picture:
     id: str
     emoji: str
     names: dict[str, str]
+    aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)  # other names people use, per language
 
     def name(self, lang: Lang) -> str:
         return self.names[lang.value]
@@ -36,7 +37,26 @@ def words(lang: Lang) -> tuple[str, ...]:
 @cache
 def pictures() -> tuple[Picture, ...]:
     raw = json.loads(resources.files("engine.decks").joinpath("pictures.json").read_text(encoding="utf-8"))
-    return tuple(Picture(item["id"], item["emoji"], dict(item["names"])) for item in raw)
+    return tuple(
+        Picture(
+            item["id"],
+            item["emoji"],
+            dict(item["names"]),
+            {lang: tuple(names) for lang, names in item.get("aliases", {}).items()},
+        )
+        for item in raw
+    )
+
+
+@cache
+def _aliases(lang: Lang) -> dict[str, tuple[str, ...]]:
+    return {picture.name(lang): picture.aliases.get(lang.value, ()) for picture in pictures()}
+
+
+def aliases_of(name: str, lang: Lang) -> tuple[str, ...]:
+    """The other names players use for a picture card named `name` in `lang` ("CACHORRO" for CÃO);
+    () for a word card. Announcements use the card's own name; these are only heard."""
+    return _aliases(lang).get(name, ())
 
 
 def picture_names(lang: Lang) -> tuple[str, ...]:

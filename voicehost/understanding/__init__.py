@@ -47,6 +47,7 @@ from voicehost.understanding.cards import (
     PHONETIC_PENALTY,
 )
 from voicehost.understanding.commands import COMMAND_SHADOW_EDITS
+from voicehost.understanding.positions import Grid
 from voicehost.understanding.recognize import LOW_ASR_CONFIDENCE, match_card, normalize, understand
 from voicehost.understanding.results import (
     Action,
@@ -57,6 +58,7 @@ from voicehost.understanding.results import (
     HeardGuess,
     Intent,
     NotUnderstood,
+    OffGrid,
     Phase,
     SpokenClue,
     Understanding,
@@ -87,11 +89,13 @@ __all__ = [
     "Action",
     "Candidate",
     "Command",
+    "Grid",
     "HeardClue",
     "HeardCommand",
     "HeardGuess",
     "Intent",
     "NotUnderstood",
+    "OffGrid",
     "Phase",
     "SpokenClue",
     "Understanding",

@@ -8,12 +8,13 @@ without accents. For scale: one wrong letter in a six-letter name scores 83, in 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Final
 
 from rapidfuzz import fuzz
 
+from engine.decks import aliases_of
 from engine.lang import Lang, fold_text
 from voicehost.understanding.clues import spelled_word
 from voicehost.understanding.commands import sounds_like_command
@@ -67,6 +68,7 @@ class _CardForm:
     joined: str  # "arcoiris"
     sound: str
     words: int
+    alias: bool = False  # another name of the card: it counts only when heard nearly as written
 
 
 @lru_cache(maxsize=4096)
@@ -124,17 +126,22 @@ def rank(tokens: Sequence[Token], cards: Sequence[str], vocab: Vocabulary) -> li
     """All visible cards scored against the utterance, best first."""
     forms: list[_CardForm] = []
     seen: set[str] = set()
+    names = frozenset(cards)
     for card in cards:
-        form = _card_form(card, vocab.lang) if card not in seen else None
+        if card in seen:
+            continue
         seen.add(card)
-        if form is not None:
-            forms.append(form)
+        others = [alias for alias in aliases_of(card, vocab.lang) if alias not in names]  # a card's own name wins
+        for name in (card, *others):  # a picture is also heard by its other names
+            form = _card_form(name, vocab.lang)
+            if form is not None:
+                forms.append(replace(form, name=card, alias=name != card))
     if not forms or not tokens or len(tokens) > MAX_MATCH_TOKENS:
         return []
     views = _views(tokens, vocab, max(f.words for f in forms) + 1)
-    ranked: list[Scored] = []
+    bests: dict[str, Scored] = {}
     for form in forms:
-        best = Scored(form.name, 0.0, False, False)
+        best = bests.get(form.name, Scored(form.name, 0.0, False, False))
         for view in views:
             plain = max(fuzz.ratio(view.spaced, form.spaced), fuzz.ratio(view.joined, form.joined))
             sound = fuzz.ratio(view.sound, form.sound) - PHONETIC_PENALTY
@@ -142,9 +149,12 @@ def rank(tokens: Sequence[Token], cards: Sequence[str], vocab: Vocabulary) -> li
             if not view.full:
                 score -= LEFTOVER_PENALTY * view.leftover
             exact = view.full and plain == 100.0
+            if form.alias and score < ACCEPT_SCORE:
+                continue  # a vague likeness to another name is no evidence: the names are many
             if (score, exact, view.full) > (best.score, best.exact, best.full):
                 best = Scored(form.name, max(0.0, score), view.full, exact)
-        ranked.append(best)
+        bests[form.name] = best
+    ranked = list(bests.values())
     ranked.sort(key=lambda s: s.score, reverse=True)  # stable: board order breaks ties
     return ranked
 

@@ -14,6 +14,8 @@ from engine.lang import Lang
 from voicehost.understanding.cards import candidates_of, guess_action, rank
 from voicehost.understanding.clues import parse_clue
 from voicehost.understanding.commands import command_in, trim
+from voicehost.understanding.positions import Grid, place_in
+from voicehost.understanding.positions import label as label_of
 from voicehost.understanding.results import (
     ANSWERS,
     READ_ONLY,
@@ -24,11 +26,12 @@ from voicehost.understanding.results import (
     HeardCommand,
     HeardGuess,
     NotUnderstood,
+    OffGrid,
     Phase,
     SpokenClue,
     Understanding,
 )
-from voicehost.understanding.text import MAX_TEXT_CHARS, keys_of, tokenize
+from voicehost.understanding.text import MAX_TEXT_CHARS, Token, keys_of, tokenize
 from voicehost.understanding.vocabulary import vocabulary
 
 LOW_ASR_CONFIDENCE: Final = 0.6
@@ -88,8 +91,13 @@ def understand(
     cards: Sequence[str],
     lang: Lang,
     asr_confidence: float | None = None,
+    grid: Grid | None = None,
 ) -> Understanding:
     """Read one utterance in the current phase; never raises on any input string.
+
+    With `grid` (every card of the board, row-major, covered ones too) a card may be named by its place
+    ("row two column three", "B3" while guessing): the card there, whether or not it is among `cards`
+    (a covered card is the host's to refuse), or `OffGrid` when the grid has no such place.
 
     Order matters: exact commands first (so a yes/no is never a card), then a
     word + number clue, then the visible cards, fuzzily.
@@ -105,6 +113,11 @@ def understand(
     command = command_in(tokens, vocab, phase)
     if command is not None:
         return _command_result(text, command, asr)
+
+    if grid is not None:
+        placed = _placed(text, tokens, phase, grid, vocab.lang, asr)
+        if placed is not None:
+            return placed
 
     core = trim(tokens, vocab)
     clue = parse_clue(core, vocab)
@@ -124,3 +137,20 @@ def understand(
     best = ranked[0]
     confidence = min(1.0, best.score / 100.0) * (1.0 if asr is None else asr)
     return HeardGuess(text, action, confidence, best.card, candidates_of(ranked))
+
+
+def _placed(
+    text: str, tokens: Sequence[Token], phase: Phase, grid: Grid, lang: Lang, asr: float | None
+) -> Understanding | None:
+    """A card named by its place, or None when the words are not a place (a letter and a number, "B3",
+    only while guessing: while a clue is awaited it is a clue)."""
+    place = place_in(tokens, lang, letters=phase is Phase.GUESS)
+    if place is None:
+        return None
+    row, column = place.on(grid)
+    card = grid.card_at(row, column)
+    if card is None:
+        return OffGrid(text, Action.REPROMPT, 0.0, row, column)
+    confidence = 1.0 if asr is None else asr
+    action = Action.CONFIRM if _unsure(asr) else Action.ACCEPT
+    return HeardGuess(text, action, confidence, card, (Candidate(card, 100.0),), label_of(row, column))

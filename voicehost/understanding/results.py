@@ -40,6 +40,13 @@ class Command(Enum):
     COVER_FOR_ME = "cover_for_me"  # the host picks the penalty or simulated card, so nobody names it aloud
     LISTEN_ADDRESSED = "listen_addressed"  # from now on a move counts only said to the host
     LISTEN_OPEN = "listen_open"  # from now on a move counts whenever it has the form of one
+    READ_BOARD_PLACES = "read_board_places"  # read the hidden cards each with its place ("B3, CEREJA")
+    # A blind spymaster's requests (see voicehost/referee/earpiece.py): asked aloud, answered in private.
+    READ_KEY = "read_key"  # the whole key of the spymaster giving the clue, alphabetically
+    READ_KEY_GRID = "read_key_grid"  # the same, row by row
+    READ_MY_AGENTS = "read_my_agents"  # their agents still hidden, alphabetically
+    READ_MY_AGENTS_GRID = "read_my_agents_grid"  # the same, row by row
+    CHECK_CLUE = "check_clue"  # "is OCEAN allowed?" (`HeardClueCheck`); said without a word: how to ask
 
 
 class Intent(Enum):
@@ -99,6 +106,7 @@ class HeardGuess(Understanding):
     card: str
     candidates: tuple[Candidate, ...]
     intent: ClassVar[Intent] = Intent.GUESS
+    place: str = ""  # the card was named by its place on the grid ("B3"), not by its name
 
 
 @dataclass(frozen=True)
@@ -108,9 +116,25 @@ class HeardCommand(Understanding):
 
 
 @dataclass(frozen=True)
+class HeardClueCheck(HeardCommand):
+    """ "Is OCEAN allowed?": a clue word to rule on in private, never a clue (its command is CHECK_CLUE)."""
+
+    word: str = ""
+
+
+@dataclass(frozen=True)
 class NotUnderstood(Understanding):
     """Nothing usable: the host asks again (its action is always REPROMPT)."""
 
+    intent: ClassVar[Intent] = Intent.UNKNOWN
+
+
+@dataclass(frozen=True)
+class OffGrid(Understanding):
+    """A place named that is not on the grid ("row six"): the host says how big the grid is."""
+
+    row: int
+    column: int
     intent: ClassVar[Intent] = Intent.UNKNOWN
 
 
@@ -120,6 +144,7 @@ READ_ONLY: Final = frozenset(
     {
         Command.REPEAT,
         Command.READ_BOARD,
+        Command.READ_BOARD_PLACES,
         Command.SCORE,
         Command.CLUES_SO_FAR,
         Command.HELP,
@@ -127,3 +152,7 @@ READ_ONLY: Final = frozenset(
     }
 )
 ANSWERS: Final = frozenset({Command.YES, Command.NO})
+KEY_REQUESTS: Final = frozenset(
+    {Command.READ_KEY, Command.READ_KEY_GRID, Command.READ_MY_AGENTS, Command.READ_MY_AGENTS_GRID, Command.CHECK_CLUE}
+)
+"""A spymaster's private requests: answered in the earpiece (--key-audio), never aloud; they change nothing."""

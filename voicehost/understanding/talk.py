@@ -17,6 +17,7 @@ from typing import Final
 
 from engine.lang import Lang
 from voicehost.understanding.commands import trim
+from voicehost.understanding.positions import place_in
 from voicehost.understanding.text import Phrases, keys_of, strip_start, text_of, tokenize
 from voicehost.understanding.vocabulary import vocabulary
 
@@ -65,7 +66,7 @@ def form_of(text: str, lang: Lang, host_names: Sequence[str] = ()) -> Form:
     named = tuple(key for key in core[: len(core) - number] if key not in _starter_words(lang))
     clue_shaped = number > 0 and 0 < len(named) <= MAX_NAME_WORDS  # "perigo, dois": a clue, whatever its word
     marked = any(0 < vocab.talk_marks.prefix(keys, i) < len(keys) for i in range(len(keys)))  # "não" alone: an answer
-    command = core in _command_phrases(lang) or keys in _command_phrases(lang)
+    command = core in _command_phrases(lang) or keys in _command_phrases(lang) or place_in(tokens, lang) is not None
     talk = not command and not clue_shaped and (marked or "?" in text or len(named) > MAX_NAME_WORDS)
     return Form(said if addressed else text, addressed, talk)
 
