@@ -15,6 +15,7 @@ from voicehost.display.private import CheckHandler, CoverHandler
 from voicehost.display.state import public_state
 from voicehost.display.texts import View, texts
 from voicehost.prompts import Prompts
+from voicehost.understanding.positions import label
 
 
 class TerminalDisplay:
@@ -59,8 +60,10 @@ def render(view: View, p: Prompts) -> str:
     cells = [_cell(view, index, p) for index in range(len(view["cards"]))]
     width = max(len(cell) for cell in cells) + 2
     columns = view["columns"]
-    rows = [
-        "".join(cell.ljust(width) for cell in cells[start : start + columns]).rstrip()
+    # columns are letters from the left, rows numbers from the top: "B3" is said as printed
+    header = "   " + "".join(label(1, column + 1)[0].ljust(width) for column in range(columns)).rstrip()
+    rows = [header] + [
+        f"{start // columns + 1:<3}" + "".join(cell.ljust(width) for cell in cells[start : start + columns]).rstrip()
         for start in range(0, len(cells), columns)
     ]
     status = [

@@ -11,6 +11,7 @@ from typing import Any
 
 from engine.pieces import Team
 from voicehost.prompts import Prompts
+from voicehost.understanding.positions import label
 
 View = dict[str, Any]
 
@@ -177,7 +178,8 @@ def card_text(view: View, index: int, p: Prompts, key: str | None = None) -> dic
     """
     card = view["cards"][index]
     row, column = divmod(index, view["columns"])
-    parts = [card["name"], p.text("display.position", row=row + 1, column=column + 1)]
+    place = label(row + 1, column + 1)
+    parts = [card["name"], place, p.text("display.position", row=row + 1, column=column + 1)]
     if card["covered"]:
         parts.append(p.text("display.covered", identity=p.text(f"identity.{card['identity']}")))
     else:
@@ -186,4 +188,5 @@ def card_text(view: View, index: int, p: Prompts, key: str | None = None) -> dic
     if key is not None:
         parts.append(p.text("display.key_says", identity=p.text(f"identity.{key}")))
     letter_of = card["identity"] if card["covered"] else key
-    return {"label": ", ".join(parts), "letter": p.text(f"display.letter_{letter_of}") if letter_of else ""}
+    letter = p.text(f"display.letter_{letter_of}") if letter_of else ""
+    return {"label": ", ".join(parts), "letter": letter, "place": place}

@@ -33,6 +33,7 @@
       '<span class="emoji" aria-hidden="true"></span>' +
       '<span class="name" aria-hidden="true"></span>' +
       '<span class="marks" aria-hidden="true"></span>' +
+      '<span class="place" aria-hidden="true"></span>' +
       '<span class="visually-hidden label"></span>';
     return li;
   }
@@ -50,6 +51,7 @@
     setText(li.querySelector(".name"), card.name);
     setText(li.querySelector(".marks"), card.marks.map((side) => side.toUpperCase()).join(" "));
     setText(li.querySelector(".label"), text.label);
+    setText(li.querySelector(".place"), text.place || "");
   }
 
   function drawBoard(snap) {
