@@ -43,10 +43,12 @@ def _sounddevice() -> Any:
 
 class SoundDeviceOutput:
     """Plays through PortAudio (never aplay), one stream per announcement so a loudspeaker that was
-    unplugged and plugged back between two announcements still works."""
+    unplugged and plugged back between two announcements still works. `device`: a PortAudio output's
+    index or name (the earpiece, --key-audio); None: the default output."""
 
-    def __init__(self) -> None:
+    def __init__(self, device: int | str | None = None) -> None:
         self._sd = _sounddevice()
+        self._device = device
 
     def play(self, audio: Audio, rate: int, cancel: threading.Event) -> bool:
         sd = self._sd
@@ -73,7 +75,12 @@ class SoundDeviceOutput:
 
             try:
                 stream = sd.OutputStream(
-                    samplerate=device_rate, channels=1, dtype="float32", callback=callback, finished_callback=done.set
+                    samplerate=device_rate,
+                    channels=1,
+                    dtype="float32",
+                    callback=callback,
+                    finished_callback=done.set,
+                    device=self._device,
                 )
             except (sd.PortAudioError, OSError, ValueError) as exc:
                 raise _no_speaker(exc) from None
@@ -91,10 +98,10 @@ class SoundDeviceOutput:
         """`rate` when the output device takes it, else the device's own rate."""
         sd = self._sd
         try:
-            sd.check_output_settings(channels=1, dtype="float32", samplerate=rate)
+            sd.check_output_settings(device=self._device, channels=1, dtype="float32", samplerate=rate)
             return rate
         except sd.PortAudioError:  # e.g. a raw ALSA device that plays 48 kHz only
-            return int(sd.query_devices(kind="output")["default_samplerate"])
+            return int(sd.query_devices(self._device, kind="output")["default_samplerate"])
 
     def close(self) -> None:
         """Nothing stays open between announcements."""
