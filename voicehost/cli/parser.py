@@ -50,6 +50,13 @@ def file_path(text: str) -> Path:
     return path
 
 
+def earpiece_target(text: str) -> str:
+    """--key-audio: a sound output's index or name, or a WAV file's (not empty, no NUL byte)."""
+    if not text.strip() or "\x00" in text:
+        raise argparse.ArgumentTypeError(f"{text!r} is neither a sound output nor a file name")
+    return text
+
+
 def folder_path(text: str) -> Path:
     """A folder the player names (a model's)."""
     if not text.strip() or "\x00" in text:
@@ -177,6 +184,14 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--host-name", type=host_name, default=None, metavar="NAME", help="another name the players call the host by"
     )
+    play.add_argument(
+        "--key-audio",
+        type=earpiece_target,
+        default=None,
+        metavar="DEVICE",
+        help="a blind spymaster's earpiece: key readings asked aloud ('Host, read my key') are said there, never "
+        "aloud; a sound output's number or name (python3 -m sounddevice lists them), or a WAV file",
+    )
     rules = play.add_argument_group("variants and house rules")
     rules.add_argument("--assassin-ending", action="store_true", help="the game ends only with the assassin")
     rules.add_argument("--coop", action="store_true", help="one team against a simulated opponent")
@@ -260,6 +275,11 @@ def check_play(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Non
         one, other = getattr(args, first), getattr(args, second)
         if one is not None and other is not None and _same_file(one, other):
             parser.error(f"--{first.replace('_', '-')} and --{second.replace('_', '-')} must be two different files")
+    if args.key_audio is not None:  # the earpiece's file must not overwrite another the game uses
+        for other in ("audio_in", "audio_out", "save", "resume", "events"):
+            path = getattr(args, other)
+            if path is not None and _same_file(path, Path(args.key_audio)):
+                parser.error(f"--key-audio and --{other.replace('_', '-')} must be two different files")
     if args.edition == "duet":
         wrong = _given(args, ("starting", "coop", "assassin_ending", "three_players", "simulated"))
         if args.grid == "5x4":

@@ -73,6 +73,9 @@ def _play(args: argparse.Namespace, opened: OpenedGame) -> int:
     frontend = _frontend(args, game.board.lang, prompts)
     closing: list[Any] = [frontend]
     try:
+        earpiece = _earpiece(args, game.board.lang, prompts)
+        if earpiece is not None:
+            closing.append(earpiece)
         display = open_display(args, game, prompts)
         closing.append(display)
         mouth = ShownMouth(frontend.mouth, display)
@@ -89,7 +92,7 @@ def _play(args: argparse.Namespace, opened: OpenedGame) -> int:
         )
         closing.append(session)
         session.first_save(game)
-        host = _host(args, opened, prompts, mouth, session, display)
+        host = _host(args, opened, prompts, mouth, session, display, earpiece)
         closing.append(host)
         display.handle_private(on_cover=host.cover, on_check=clue_checker(lambda: host.game))
         for line in display.console_lines():
@@ -112,7 +115,13 @@ def _play(args: argparse.Namespace, opened: OpenedGame) -> int:
 
 
 def _host(
-    args: argparse.Namespace, opened: OpenedGame, prompts: Prompts, mouth: Mouth, session: Session, display: Display
+    args: argparse.Namespace,
+    opened: OpenedGame,
+    prompts: Prompts,
+    mouth: Mouth,
+    session: Session,
+    display: Display,
+    earpiece: Mouth | None = None,
 ) -> Host:
     game, settings = opened.game, opened.settings
     host_settings = HostSettings(
@@ -143,6 +152,7 @@ def _host(
         save_hint=str(opened.save_path),
         on_timer=display.timer,
         unsaved=lambda: session.failed_at,
+        earpiece=earpiece,
     )
 
 
@@ -322,6 +332,16 @@ def _frontend(args: argparse.Namespace, lang: Lang, prompts: Prompts) -> Fronten
         voice=args.voice,
     )
     return VoiceFrontend(settings, prompts)
+
+
+def _earpiece(args: argparse.Namespace, lang: Lang, prompts: Prompts) -> Mouth | None:
+    """--key-audio: a blind spymaster's private mouth (voicehost/mouth/earpiece.py); None without it."""
+    target: str | None = getattr(args, "key_audio", None)
+    if target is None:
+        return None
+    from voicehost.mouth.earpiece import open_earpiece
+
+    return open_earpiece(target, lang, prompts, getattr(args, "voice", None))
 
 
 class ShownMouth:

@@ -26,11 +26,13 @@ from voicehost.understanding import (
     HeardCommand,
     HeardGuess,
     NotUnderstood,
+    OffGrid,
     Phase,
     Understanding,
     understand,
     vocabulary,
 )
+from voicehost.understanding.positions import Grid
 
 MAX_CANDIDATES: Final = 3
 ALTERNATIVE_SHARE: Final = 0.1
@@ -46,10 +48,15 @@ def decide(
     answering: bool = False,
     before: Mapping[str, float] | None = None,
     model: Calibration | None = None,
+    grid: Grid | None = None,
 ) -> Understanding:
     """What `heard` means now: `cards` the cards it may name, `answering` when the host asked a yes/no
-    question, `before` the belief over the cards the host asked about (combined with this hearing)."""
-    said = understand(heard.text, phase=phase, cards=cards, lang=lang, asr_confidence=heard.confidence)
+    question, `before` the belief over the cards the host asked about (combined with this hearing),
+    `grid` the board's places (a card named by its place is read from the words, with the engine's
+    confidence: the scores of the cards' names say nothing about it)."""
+    said = understand(heard.text, phase=phase, cards=cards, lang=lang, asr_confidence=heard.confidence, grid=grid)
+    if isinstance(said, OffGrid) or (isinstance(said, HeardGuess) and said.place):
+        return said
     found = evidence(heard, cards=cards, lang=lang, answering=answering, before=before)
     if found is None:
         return said
@@ -113,8 +120,8 @@ def _as_text(heard: Heard, cards: Sequence[str], lang: Lang) -> Understanding:
 def _restricted(closed: ClosedSet | None, cards: Sequence[str], lang: Lang, answering: bool) -> ClosedSet | None:
     """The scores of the phrases that may be meant now (the cards asked about, say); None when the
     scores do not cover them, and the transcript alone is read."""
-    if closed is None or not cards or any(card not in closed.phrases for card in cards):
-        return None
+    if closed is None or not (cards or answering) or any(card not in closed.phrases for card in cards):
+        return None  # (a yes-or-no question about no card, "pass?", is scored over "yes" and "no" alone)
     extras = set(vocabulary(lang).scored_words.values())
     keep = [i for i, phrase in enumerate(closed.phrases) if phrase in cards or phrase in extras]
     return ClosedSet(

@@ -15,7 +15,7 @@ from voicehost.ears.audio import SAMPLE_RATE, Audio
 from voicehost.ears.context import Context, make_context
 from voicehost.ears.heard import Heard, Recognizer
 from voicehost.ears.wav import read_wav_tail, wav_blocks
-from voicehost.understanding import Action, HeardClue, HeardCommand, HeardGuess
+from voicehost.understanding import Action, Grid, HeardClue, HeardCommand, HeardGuess
 from voicehost.understanding import Phase as Listening
 
 ACTIONS = {Action.ACCEPT: "accept", Action.CONFIRM: "confirm", Action.REPROMPT: "reprompt"}
@@ -59,7 +59,8 @@ def judge(recognizer: Recognizer, audio: Audio, board: Board, phase: str, source
 def read(heard: Heard, board: Board, phase: str, source: str) -> Verdict:
     """What the host makes of what the recognizer heard."""
     listening = Listening.GUESS if phase == "guess" else Listening.CLUE
-    understood = decide(heard, phase=listening, cards=board.cards, lang=board.lang)
+    grid = Grid(tuple(board.cards), board.grid.columns)  # a card may be named by its place too
+    understood = decide(heard, phase=listening, cards=board.cards, lang=board.lang, grid=grid)
     result: dict[str, Any] = {
         "heard": heard.text,
         "intent": understood.intent.name.lower(),

@@ -20,6 +20,7 @@ from engine.game import Phase, Player
 from engine.missions import mission
 from engine.pieces import Edition, Side, Team
 from voicehost.prompts import Prompts
+from voicehost.understanding.positions import label
 
 
 class Announcer:
@@ -98,6 +99,17 @@ class Announcer:
         if covered:
             parts.append(self.p.text("info.board_covered", cards="; ".join(covered)))
         return " ".join(parts)
+
+    def board_places_text(self) -> str:
+        """The hidden cards, each with its place ("B3: CEREJA"), row by row: to find a card by its place."""
+        game = self.game
+        columns = game.board.grid.columns
+        hidden = [
+            self.p.text("info.card_at", card=card, place=label(index // columns + 1, index % columns + 1))
+            for index, card in enumerate(game.board.cards)
+            if not game.is_covered(index)
+        ]
+        return self.p.text("info.board_places", cards=", ".join(hidden))
 
     def score_text(self) -> str:
         raise NotImplementedError

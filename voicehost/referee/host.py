@@ -21,10 +21,11 @@ from engine.events import Event, EventType
 from engine.game import Phase, Player
 from engine.legality import ClueRuling, Reason, Verdict
 from engine.pieces import Side
-from voicehost.decision import decide
+from voicehost.decision import calibration, decide
 from voicehost.ears.context import Context, make_context
 from voicehost.ears.heard import Heard
 from voicehost.prompts import Prompts
+from voicehost.referee import earpiece as by_ear
 from voicehost.referee.announcer import Announcer, announcer_for
 from voicehost.referee.attention import Attention, Listening, attend
 from voicehost.referee.questions import (
@@ -42,16 +43,19 @@ from voicehost.referee.timer import SandTimer
 from voicehost.understanding import (
     Action,
     Command,
+    Grid,
     HeardClue,
     HeardCommand,
     HeardGuess,
     NotUnderstood,
+    OffGrid,
     Understanding,
     side_named,
     understand,
 )
 from voicehost.understanding import Phase as Hearing
-from voicehost.understanding.results import READ_ONLY
+from voicehost.understanding.checks import clue_check
+from voicehost.understanding.results import KEY_REQUESTS, READ_ONLY, HeardClueCheck
 from voicehost.understanding.talk import Form, form_of, spoken_host_name
 
 __all__ = ["Host", "HostSettings", "Mouth", "PendingClue"]
@@ -76,6 +80,7 @@ class HostSettings:
     key_pages: bool = False  # the key holders have private pages (the web display) to choose cards on
     listening: Listening = Listening.OPEN  # addressed: a move counts only said to the host (see attention.py)
     host_name: str = ""  # a name the players gave the host, besides the vocabulary's
+    unheard: Callable[[Sequence[str]], Sequence[str]] | None = None  # the cards the recognizer cannot hear
 
 
 class Host:
@@ -93,10 +98,12 @@ class Host:
         save_hint: str = "",
         on_timer: Callable[[int | None, bool], None] | None = None,
         unsaved: Callable[[], tuple[Path, str] | None] | None = None,
+        earpiece: Mouth | None = None,
     ) -> None:
         self.game = game
         self.p = prompts
         self.mouth = mouth
+        self.earpiece = earpiece  # --key-audio: a spymaster's private mouth (see earpiece.py); never the table's
         self.settings = settings or HostSettings()
         self.announce: Announcer = announcer_for(game, prompts, key_pages=self.settings.key_pages)
         self.question: Question | None = None
@@ -146,6 +153,8 @@ class Host:
             lines = [self.t("game.resumed")] if resumed else self.announce.welcome()
             if self._save_hint and not resumed:
                 lines.append(self.t(self.announce.KEY_HINT, save=self._save_hint))
+            if not self.game.over:
+                lines.append(self.unheard_text())
             if self.game.over:
                 lines.append(self.t("input.game_over_already"))
             else:
@@ -213,12 +222,16 @@ class Host:
                 assert question is not None
                 cards = question.offers
             guessing = answering or (question is None and not game.over and phase in GUESSING_PHASES)
-            return make_context(game.board.lang, guessing, tuple(cards), answering)
+            names = self._names() if self.listening is Listening.ADDRESSED else ()
+            return make_context(game.board.lang, guessing, tuple(cards), answering, names)
 
     def _understand(self, heard: Heard, cards: Sequence[str], question: Question | None) -> Understanding:
         """What the utterance means with these cards on offer: the one decision step (`decide`)."""
         phase = self.game.state.phase
         listening = Hearing.GUESS if phase in (Phase.GUESS, Phase.SUDDEN_DEATH) else Hearing.CLUE
+        check = clue_check(heard.text, self.game.board.lang) if listening is Hearing.CLUE else None
+        if check is not None:  # "is OCEAN allowed?": asked in private, never a clue
+            return check
         return decide(
             heard,
             phase=listening,
@@ -226,16 +239,28 @@ class Host:
             lang=self.game.board.lang,
             answering=question is not None and question.yes_no,
             before=question.belief if isinstance(question, ConfirmGuess) else None,
+            grid=self.grid,
         )
+
+    @property
+    def grid(self) -> Grid:
+        """The board as places, for a card named by its place ("B3", "row two column three")."""
+        board = self.game.board
+        return Grid(tuple(board.cards), board.grid.columns)
 
     def _hear(self, heard: Heard) -> None:
         game = self.game
         form = form_of(heard.text, game.board.lang, (self.settings.host_name,) if self.settings.host_name else ())
-        if form.addressed:
+        if not form.addressed and heard.name_gain is not None and heard.name_gain >= calibration().name_gain:
+            form = replace(form, addressed=True)  # the name was said, though the transcript left it out
+        elif form.addressed:
             heard = replace(heard, text=form.text)  # the scores were of the whole utterance, name and all
         question = self.question
-        cards = question.offers if isinstance(question, ConfirmGuess) else game.visible_cards()
+        # what the recognizer listened for (`listening_context`): the cards asked about, when asked
+        cards = question.offers if question is not None and question.yes_no else game.visible_cards()
         understood = self._understand(heard, cards, question)
+        if isinstance(understood, HeardCommand) and understood.command in KEY_REQUESTS:
+            form = replace(form, talk=False)  # "Host, is OCEAN allowed?" is a request, not talk
         verdict = attend(
             form,
             understood,
@@ -268,11 +293,30 @@ class Host:
         if not isinstance(understood, HeardClue) or understood.clue.number is not None:
             return False
         game = self.game
-        alone = understand(form.text, phase=Hearing.GUESS, cards=game.visible_cards(), lang=game.board.lang)
+        alone = understand(
+            form.text, phase=Hearing.GUESS, cards=game.visible_cards(), lang=game.board.lang, grid=self.grid
+        )
         return isinstance(alone, HeardGuess) and alone.action is Action.ACCEPT
+
+    def unheard_text(self) -> str:
+        """Which cards the recognizer cannot hear, to be named by their place; "" when it hears them all."""
+        if self.settings.unheard is None:
+            return ""
+        game = self.game
+        unheard = set(self.settings.unheard(game.visible_cards()))
+        places = [
+            self.t("info.card_at", card=card, place=self.grid.place_of(index))
+            for index, card in enumerate(game.board.cards)
+            if card in unheard and not game.is_covered(index)
+        ]
+        return self.t("info.unheard", cards=", ".join(places)) if places else ""
 
     def _name(self) -> str:
         return self.settings.host_name or spoken_host_name(self.game.board.lang)
+
+    def _names(self) -> tuple[str, ...]:
+        """The names the ears listen for before a move: the one the host tells players, and the players' own."""
+        return tuple(dict.fromkeys((self._name(), spoken_host_name(self.game.board.lang))))
 
     def _set_listening(self, listening: Listening) -> None:
         if listening is self.listening:
@@ -283,6 +327,9 @@ class Host:
 
     def _act(self, heard: Understanding, side: Side | None) -> None:
         game = self.game
+        if isinstance(heard, HeardCommand) and heard.command in KEY_REQUESTS:  # changes nothing: never asked back
+            self.key_request(heard.command, heard.word if isinstance(heard, HeardClueCheck) else "")
+            return
         if isinstance(heard, HeardCommand):
             if heard.action is Action.CONFIRM:
                 self.ask(ConfirmCommand(command=heard.command, heard_text=heard.heard))
@@ -303,6 +350,9 @@ class Host:
             self.clue(pending)
         elif isinstance(heard, HeardGuess):
             self._guess(heard)
+        elif isinstance(heard, OffGrid):
+            board = game.board
+            self.say(self.t("guess.off_grid", columns=board.grid.columns, rows=board.grid.rows), remember=False)
         else:
             self._reprompt()
 
@@ -400,6 +450,8 @@ class Host:
             self.say(self.announce.need_clue_first(), remember=False)
             return
         covered = self._covered_card_named(heard.heard)
+        if heard.place and not covered and heard.card not in game.visible_cards():
+            covered = heard.card
         if covered is not None:
             self.say(self.t("guess.covered_already", card=covered), remember=False)
             return
@@ -411,7 +463,7 @@ class Host:
             if heard.card in offered and len(offered) > 1:  # the recognizer knows the runners-up better
                 candidates = offered[:3]
             belief = {c.card: c.score / 100.0 for c in heard.candidates if c.card in candidates}
-            self.ask(ConfirmGuess(candidates=candidates, belief=belief))
+            self.ask(ConfirmGuess(candidates=candidates, belief=belief, place=heard.place))
         else:
             self.say(self.t("input.reprompt_guess"), remember=False)
 
@@ -422,7 +474,7 @@ class Host:
         covered = [card for index, card in enumerate(game.board.cards) if game.is_covered(index)]
         if not covered:
             return None
-        everything = understand(text, phase=Hearing.GUESS, cards=game.board.cards, lang=game.board.lang)
+        everything = understand(text, phase=Hearing.GUESS, cards=game.board.cards, lang=game.board.lang, grid=self.grid)
         if isinstance(everything, HeardGuess) and everything.card in covered and everything.action is Action.ACCEPT:
             return everything.card
         return None
@@ -450,9 +502,11 @@ class Host:
             self.say(self.last_said or self.t("info.nothing_to_repeat"), remember=False)
         elif command is Command.HELP:
             key = "info.help_guess" if game.state.phase in (Phase.GUESS, Phase.SUDDEN_DEATH) else "info.help_clue"
-            self.say(self.t(key), remember=False)
+            self.say(" ".join((self.t(key), self.t("info.help_places"), self.unheard_text())), remember=False)
         elif command is Command.READ_BOARD:
             self.say(self.announce.board_text(), remember=False)
+        elif command is Command.READ_BOARD_PLACES:
+            self.say(self.announce.board_places_text(), remember=False)
         elif command is Command.SCORE:
             self.say(self.announce.score_text(), remember=False)
         elif command is Command.CLUES_SO_FAR:
@@ -491,6 +545,13 @@ class Host:
             self._set_listening(Listening.ADDRESSED)
         elif command is Command.LISTEN_OPEN:
             self._set_listening(Listening.OPEN)
+        elif command in KEY_REQUESTS:
+            self.key_request(command)
+
+    def key_request(self, command: Command, word: str = "") -> None:
+        """A spymaster's request for the key or a clue's ruling: answered in the earpiece only; aloud,
+        words that are the same whatever the key (see earpiece.py)."""
+        by_ear.answer(self, command, word)
 
     def cover(self, card: str) -> bool:
         """A card to cover chosen in private (a key page): covered when it is one of the choices; False

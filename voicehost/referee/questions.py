@@ -70,13 +70,17 @@ class ConfirmGuess(Question):
     candidates: list[str] = field(default_factory=list)
     belief: dict[str, float] = field(default_factory=dict)
     """What the first hearing made of each card offered (its share, 0..1): the answer adds to it."""
+    place: str = ""
+    """The card was named by its place ("B3"): the question says the place and the card."""
 
     def __post_init__(self) -> None:
         self.offers = tuple(self.candidates)
 
     def ask(self, host: Host) -> None:
         names = self.candidates
-        if len(names) == 1:
+        if self.place and len(names) == 1:
+            host.say(host.t("guess.confirm_place", place=self.place, card=names[0]))
+        elif len(names) == 1:
             host.say(host.t("guess.confirm_one", card=names[0]))
         elif len(names) == 2:
             host.say(host.t("guess.confirm_two", first=names[0], second=names[1]))
