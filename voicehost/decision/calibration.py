@@ -28,6 +28,7 @@ class Calibration:
     ask: float
     answer_share: float  # "yes" or "no" after a question, taken from the scores from this share
     pass_share: float  # "pass" heard only by the scores is asked back from this share ("pass?")
+    name_gain: float  # the ears' `name_gain` from which an utterance counts as said to the host, name unheard
     fitted: Mapping[str, Any]  # what it was fitted on, for the record
 
     def probability(self, features: GuessFeatures) -> float:
@@ -51,6 +52,7 @@ class Calibration:
             ask=ask,
             answer_share=float(data["commands"]["answer_share"]),
             pass_share=float(data["commands"]["pass_share"]),
+            name_gain=float(data.get("name", {}).get("gain", math.inf)),
             fitted=dict(data.get("fitted", {})),
         )
 
@@ -64,6 +66,7 @@ class Calibration:
                 "ask": self.ask,
             },
             "commands": {"answer_share": self.answer_share, "pass_share": self.pass_share},
+            "name": {"gain": self.name_gain},
         }
 
 

@@ -44,6 +44,7 @@ class Heard:
     transcript_logprob: float | None = None  # of the free transcript, end included (Whisper)
     closed: ClosedSet | None = None
     timings: tuple[tuple[str, float], ...] = ()  # (stage, ms): encode, transcript, scores
+    name_gain: float | None = None  # log P(the host's name, then the transcript) - log P(the transcript) (Whisper)
 
 
 class Recognizer(Protocol):

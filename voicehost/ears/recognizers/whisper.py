@@ -44,6 +44,7 @@ from voicehost.understanding import (
     vocabulary,
 )
 from voicehost.understanding import Phase as Listening
+from voicehost.understanding.positions import read_place
 
 FRAME_STEP: Final = 100
 """Encoder windows are multiples of 1 s (100 mel frames), so the silence prior can be cached."""
@@ -138,6 +139,8 @@ class WhisperRecognizer:
             found = self._closed_set(memory, frames, sot, transcript, heard, context)
         else:
             found = None
+        if context.names and text and not context.over_host:
+            found = replace(found or heard, name_gain=self._name_gain(memory, sot, text, context.names))
         done = time.perf_counter()
         timings = (
             ("encode", (encoded_at - started) * 1000),
@@ -157,10 +160,13 @@ class WhisperRecognizer:
         said_other = said.intent in (Intent.COMMAND, Intent.CLUE) and said.action is not Action.REPROMPT
         if said_other and not (answer and context.answering):
             return None
+        if read_place(heard.text, context.lang) is not None:
+            return None  # a card named by its place: the transcript says which (the decision reads it)
         extras = extra_phrases(context.lang, context.answering)
         phrases = tuple(dict.fromkeys((*context.cards, *extras)))
         starts = _lead_starts(self._tokenizer, transcript.tokens)
         leads: list[list[int]] = [[], *(transcript.tokens[:start] for start in starts)]
+        leads += [self._name_tokens(name) for name in context.names]  # "Host, cherry" with "Host" lost
         # Whisper writes a lone word capitalized ("Televisão"), and lowercase after a lead-in. A card after
         # a lead-in is scored with the lead-in (its joint probability), so that every reading competes fairly.
         pairs = [(sot, [*lead, *self._card_tokens(phrase, capital=not lead)]) for lead in leads for phrase in phrases]
@@ -180,6 +186,19 @@ class WhisperRecognizer:
             tuple(weights[i] / total for i in order),
         )
         return replace(heard, transcript_logprob=scores[-1], closed=closed)
+
+    def _name_gain(self, memory: Memory, sot: list[int], text: str, names: tuple[str, ...]) -> float:
+        """How much better the audio is explained with one of the host's names said first than by the
+        transcript alone: a short name said before a move ("Host, cherry") is often left out of the
+        transcript, yet the decoder still hears it. The decision weighs it (`voicehost.decision`)."""
+        rest = text[:1].lower() + text[1:]
+        pairs = [(sot, [*_tokens(self._tokenizer, text), self._eot])]
+        pairs += [(sot, [*self._name_tokens(name), *_tokens(self._tokenizer, rest), self._eot]) for name in names]
+        scores = self._tree.score(memory, pairs)
+        return max(scores[1:]) - scores[0]
+
+    def _name_tokens(self, name: str) -> list[int]:
+        return list(_tokens(self._tokenizer, f"{name[:1].upper()}{name[1:]},"))
 
     def _clue(self, memory: Memory, sot: list[int], transcript: Transcript, text: str, lang: Lang) -> Heard | None:
         """A clue is any word and then a number from a small closed set: the word is taken as
