@@ -132,19 +132,33 @@ def _matmul_integer_model(weight: npt.NDArray[np.int8]) -> bytes:
     return _field(1, 8) + _field(8, _field(1, b"") + _field(2, 17)) + _field(7, graph)
 
 
+QUANTIZE_ROWS: Final = 4096
+
+
 class Int8Linear:
     """x @ W + b with W quantized per output column and x per row, the product in integers."""
 
-    def __init__(self, weight_t: Floats, bias: Floats | None) -> None:
+    def __init__(self, weight: npt.NDArray[Any], bias: Floats | None) -> None:
+        """`weight`: (outputs, inputs), as stored; quantized a block of rows at a time, so loading never
+        holds a float copy of the largest matrix (the vocabulary's projection: 100 MB)."""
         import onnxruntime
 
-        scale = np.maximum(np.abs(weight_t).max(0), 1e-12) / 127.0
-        self.scale = scale.astype(np.float32)
-        quantized = np.clip(np.round(weight_t / scale), -127, 127).astype(np.int8)
+        scales, blocks = [], []
+        for start in range(0, len(weight), QUANTIZE_ROWS):
+            rows = np.asarray(weight[start : start + QUANTIZE_ROWS], dtype=np.float32)
+            scale = np.maximum(np.abs(rows).max(1), 1e-12) / 127.0
+            scales.append(scale)
+            blocks.append(np.clip(np.round(rows / scale[:, None]), -127, 127).astype(np.int8))
+        self.scale = np.concatenate(scales).astype(np.float32)
+        quantized = np.ascontiguousarray(np.concatenate(blocks).T)
         self.bias = bias
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads, options.inter_op_num_threads = 1, 1
         options.log_severity_level = 4
+        # every utterance brings new shapes: an arena per layer would keep the largest of each (hundreds of MB)
+        options.enable_cpu_mem_arena = False
+        options.enable_mem_pattern = False
+        options.add_session_config_entry("session.disable_prepacking", "1")  # a second copy of the weights
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # leave the cores to CTranslate2
         model = _matmul_integer_model(quantized)
         self.session: Any = onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
@@ -236,7 +250,7 @@ class TreeScorer:
 
     @staticmethod
     def _linear(weight: npt.NDArray[Any], bias: Floats | None) -> Linear:
-        return Int8Linear(np.ascontiguousarray(np.asarray(weight, dtype=np.float32).T), bias)
+        return Int8Linear(weight, bias)
 
     def memory(self, encoded: Any) -> Memory:
         """The cross-attention keys and values of every layer: once per utterance, whatever the candidates."""
