@@ -1,8 +1,8 @@
-"""`python -m bench`: recognition, latency and resource benchmarks, printed as Markdown tables.
+"""`python -m bench`: recognition, table talk, latency and memory of the voice host, as Markdown tables.
 
-    python -m bench                       # everything: 4 languages x 4 conditions (about half an hour on 2 cores)
-    python -m bench --quick               # CI: English, clean, a few utterances (under a minute)
-    python -m bench --langs en,it --conditions clean,10 --sections recognition
+    python -m bench --out bench-results.md   # everything: held-out voices x 3 conditions (hours on 2 cores)
+    python -m bench --quick                  # CI: 1 voice per language, clean + babble, a few utterances
+    python -m bench --langs en,it --conditions clean,white-10 --sections recognition
 
 Progress goes to stderr, the tables to stdout (and to --out FILE). Goals are printed with a "goal met?"
 column and never fail the command: it exits 0 unless something crashes.
@@ -14,19 +14,20 @@ import argparse
 import shlex
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
 from bench import latency, recognition, resources
-from bench.corpus import Condition, Speech, Utterance, corpus, default_cache, korean_corpus
-from bench.recognition import HOST, Results, model_dir, progress
+from bench.corpus import Condition, Utterance, corpus, default_cache, voices_of
+from bench.korean import korean_corpus
+from bench.recognition import HOST, Outcome, Results, TalkOutcome, model_dir, progress
 from bench.report import COMPARISONS, goal_met, header, load_average, percentile, table
 from engine.lang import Lang
 
 SECTIONS = ("recognition", "latency", "resources")
-ENGINES = ("whisper", "baseline", "vosk")
-FULL_CONDITIONS = "clean,20,10,5"
+ENGINES = ("whisper", "baselines", "vosk")
+FULL_CONDITIONS = "clean,babble-10-reverb,white-10"
+QUICK_CONDITIONS = "clean,babble-10-reverb"
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -35,40 +36,33 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         description=__doc__.split("\n\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--quick", action="store_true", help="a few utterances, one language, one condition (CI)")
-    parser.add_argument("--langs", help="comma-separated: pt-BR,pt-PT,it,en (default: all; --quick: en)")
+    parser.add_argument("--quick", action="store_true", help="1 voice per language, a few utterances (CI)")
+    parser.add_argument("--langs", default="pt-BR,pt-PT,it,en", help="comma-separated game languages")
     parser.add_argument(
-        "--conditions", help=f"comma-separated: clean and SNRs in dB (default: {FULL_CONDITIONS}; --quick: clean)"
+        "--conditions",
+        help=f"comma-separated (bench/noise.py Condition; default {FULL_CONDITIONS}; --quick: {QUICK_CONDITIONS})",
     )
     parser.add_argument("--sections", default=",".join(SECTIONS), help="comma-separated: " + ",".join(SECTIONS))
     parser.add_argument("--engines", default=",".join(ENGINES), help="comma-separated: " + ",".join(ENGINES))
+    parser.add_argument("--latency-samples", type=int, help="guesses per language (default 10; --quick: 2)")
     parser.add_argument(
-        "--latency-samples",
-        type=int,
-        help="whisper utterances per language, and vosk streams (default: 10 and 16; --quick: 2 and 3)",
-    )
-    parser.add_argument(
-        "--resource-utterances",
-        type=int,
-        help="utterances each engine recognizes in its process (default: 20; --quick: 3)",
+        "--session-seconds", type=float, help=f"simulated hearing (default {resources.SESSION_S:g}; --quick: 60)"
     )
     parser.add_argument("--cache", type=Path, default=default_cache(), help="where synthesized speech is kept")
     parser.add_argument("--out", type=Path, help="also write the tables to this file")
     options = parser.parse_args(argv)
     try:
-        options.langs = [Lang.parse(tag) for tag in _items(options.langs or ("en" if options.quick else ""))] or list(
-            Lang
-        )
-        options.conditions = [Condition.parse(item) for item in _items(options.conditions or "")] or [
-            Condition.parse(item) for item in _items("clean" if options.quick else FULL_CONDITIONS)
-        ]
+        options.langs = [Lang.parse(tag) for tag in _items(options.langs)]
+        conditions = options.conditions or (QUICK_CONDITIONS if options.quick else FULL_CONDITIONS)
+        options.conditions = [Condition.parse(item) for item in _items(conditions)]
     except ValueError as exc:
         parser.error(str(exc))
     options.sections = _choices(parser, "section", options.sections, SECTIONS)
     options.engines = _choices(parser, "engine", options.engines, ENGINES)
     options.latency_samples = options.latency_samples or (2 if options.quick else 10)
-    options.vosk_streams = 3 if options.quick else max(options.latency_samples, 16)
-    options.resource_utterances = options.resource_utterances or (3 if options.quick else 20)
+    options.vosk_streams = 3 if options.quick else 16
+    default_session = resources.QUICK_SESSION_S if options.quick else resources.SESSION_S
+    options.session_seconds = options.session_seconds or default_session
     return options
 
 
@@ -102,68 +96,10 @@ class Output:
             stream.close()
 
 
-def main(argv: list[str] | None = None) -> int:
-    options = parse(argv)
-    started = time.perf_counter()
-    out = Output(options.out)
-    out.write(header(shlex.join(sys.argv[1:] if argv is None else argv)))
-
-    def utterances(lang: Lang) -> list[Utterance]:
-        return corpus(lang, quick=options.quick)
-
-    speech = Speech(options.cache)
-    wanted = [u for lang in options.langs for u in utterances(lang)] + korean_corpus(quick=options.quick)
-    made = speech.ensure(wanted)
-    progress(f"corpus: {len(wanted)} sentences, {made} synthesized now, the others from {options.cache}")
-
-    # Resources first: a child's ru_maxrss starts from the parent's at fork, so the parent must still be small.
-    resource_text, resource_goals = _resources(options, speech) if "resources" in options.sections else ("", [])
-    engines = _Engines(options)
-    goals: list[list[object]] = []
-    if "recognition" in options.sections:
-        text, rows = _recognition(options, engines, speech, utterances)
-        out.write(text)
-        goals += rows
-    if "latency" in options.sections:
-        text, rows = _latency(options, engines, speech, utterances)
-        out.write(text)
-        goals += rows
-    if resource_text:
-        out.write(resource_text)
-        goals += resource_goals
-    if goals:
-        out.write("## Goals\n\n" + _goal_table(goals))
-    out.write(f"Ran in {time.perf_counter() - started:.0f} s; load average {load_average()} at the end.")
-    out.close()
-    return 0
-
-
-def _resources(options: argparse.Namespace, speech: Speech) -> tuple[str, list[list[object]]]:
-    measured: dict[str, tuple[str, dict[str, Any] | str]] = {}
-    for engine, model_id in (("whisper", "whisper-base"), ("vosk", "vosk-ko")):
-        if engine not in options.engines:
-            continue
-        found = model_dir(model_id)
-        if isinstance(found, str):
-            measured[engine] = (model_id, found)
-            continue
-        progress(f"resources {engine}: a fresh process, {options.resource_utterances} utterances")
-        measured[engine] = (model_id, resources.measure(engine, found, options.resource_utterances, speech.folder))
-    if not measured:
-        return "", []
-    goals: list[list[object]] = []
-    whisper = measured.get("whisper")
-    if whisper is not None:
-        peak = None if isinstance(whisper[1], str) else whisper[1]["rss_peak_mb"]
-        goals.append(_goal_row("peak RSS, whisper base", peak, resources.WHISPER_RSS_GOAL_MB, "MB"))
-    return resources.tables(measured), goals
-
-
-class _Engines:
+class Engines:
     """The recognizers, loaded once on first use (or why they cannot be)."""
 
-    def __init__(self, options: argparse.Namespace) -> None:
-        self._options = options
+    def __init__(self) -> None:
         self._loaded: dict[str, Any] = {}
 
     def get(self, engine: str) -> Any:
@@ -187,94 +123,116 @@ class _Engines:
         return self._loaded[engine]
 
 
-def _recognition(
-    options: argparse.Namespace, engines: _Engines, speech: Speech, utterances: Callable[[Lang], list[Utterance]]
-) -> tuple[str, list[list[object]]]:
+def held_out(options: argparse.Namespace) -> list[Utterance]:
+    """The held-out voices' corpus (--quick: the first voice of each language, a few of each kind), and
+    cards said to the host by name for the addressed way of playing (the test board's)."""
+    said: list[Utterance] = []
+    for lang in options.langs:
+        voices = voices_of(lang, "held-out")
+        if not voices:
+            progress(f"no held-out voice installed for {lang.value}")
+        found = corpus(lang, voices[:1] if options.quick else voices, quick=options.quick)
+        cards = [u for u in found if u.kind == "card" and (options.quick or u.board == "test")]
+        said += found + [recognition.addressed(u) for u in cards]
+    return said
+
+
+def main(argv: list[str] | None = None) -> int:
+    options = parse(argv)
+    started = time.perf_counter()
+    out = Output(options.out)
+    out.write(header(shlex.join(sys.argv[1:] if argv is None else argv)))
+    engines = Engines()
+    goals: list[list[object]] = []
+    sections: list[str] = []
+    if "resources" in options.sections and "whisper" in options.engines:
+        text, rows = _resources(options)  # first: a fresh process while this one is still small and idle
+        sections.append(text)
+        goals += rows
+    if "recognition" in options.sections:
+        text, rows = _recognition(options, engines)
+        out.write(text)
+        goals += rows
+    if "latency" in options.sections:
+        text, rows = _latency(options, engines)
+        out.write(text)
+        goals += rows
+    for text in sections:
+        out.write(text)
+    if goals:
+        out.write("## Goals\n\n" + table(["goal", "target", "measured", "goal met?"], goals))
+    out.write(f"Ran in {time.perf_counter() - started:.0f} s; load average {load_average()} at the end.")
+    out.close()
+    return 0
+
+
+def _resources(options: argparse.Namespace) -> tuple[str, list[list[object]]]:
+    found = model_dir("whisper-base")
+    seconds = options.session_seconds
+    if isinstance(found, str):
+        measured: dict[str, Any] | str = found
+    else:
+        progress(f"resources: a fresh process hears {seconds:g} s of a table")
+        measured = resources.measure(found, seconds, options.cache, options.quick)
+    peak = None if isinstance(measured, str) else measured["peak_mb"]
+    goal = _goal_row(f"peak RSS, Whisper base, {seconds / 60:g} min heard", peak, resources.RSS_GOAL_MB, "MB")
+    return resources.tables(measured, seconds), [goal]
+
+
+def _recognition(options: argparse.Namespace, engines: Engines) -> tuple[str, list[list[object]]]:
     results = Results()
-    wrong_as_text = recognition.text_check(options.langs, utterances)
-    if wrong_as_text:
-        results.notes.append(
-            "Not understood even as typed text (a corpus or vocabulary problem): " + "; ".join(wrong_as_text)
-        )
-    if "whisper" in options.engines or "baseline" in options.engines:
+    goals: list[list[object]] = []
+    if "whisper" in options.engines:
         whisper = engines.get("whisper")
         if isinstance(whisper, str):
             results.notes.append(f"whisper: {whisper}")
         else:
-            if "whisper" not in options.engines:
-                results.notes.append("The host path was left out (--engines); the baseline alone is not run.")
-            else:
-                recognition.run_whisper(
-                    whisper,
-                    speech,
-                    options.langs,
-                    options.conditions,
-                    utterances,
-                    results,
-                    baseline="baseline" in options.engines,
+            said = held_out(options)
+            progress(f"recognition: {len(said)} utterances x {len(options.conditions)} conditions")
+            hearings = recognition.hear_all(
+                whisper, said, options.conditions, options.cache, prompted="baselines" in options.engines
+            )
+            recognition.score_whisper(hearings, results)
+            if "baselines" not in options.engines:
+                for key in [key for key in results.moves if key[0] != HOST]:
+                    del results.moves[key]
+            guesses = results.total(HOST, recognition.GUESS_KINDS)
+            wrong = guesses.count(Outcome.WRONG_REVEAL)
+            share = 100 * wrong / guesses.n if guesses.n else None
+            goals.append(
+                _goal_row(
+                    "WRONG reveals, host path, held-out voices, every condition",
+                    share,
+                    recognition.WRONG_REVEAL_GOAL,
+                    "%",
+                    shown=f"{share or 0:.2f} % ({wrong} of {guesses.n} guesses)",
+                )
+            )
+            for listening in ("addressed", "open"):
+                acted = sum(
+                    tally.count(TalkOutcome.ACTED) for key, tally in results.talk.items() if key[0] == listening
+                )
+                lines = sum(tally.n for key, tally in results.talk.items() if key[0] == listening)
+                goals.append(
+                    _goal_row(
+                        f"table talk acted on, {listening}",
+                        acted if lines else None,
+                        recognition.TALK_ACTED_GOAL,
+                        "",
+                        "=",
+                        f"{acted} of {lines} lines",
+                    )
                 )
     if "vosk" in options.engines:
         vosk = engines.get("vosk")
         if isinstance(vosk, str):
             results.notes.append(f"vosk: {vosk}")
         else:
-            recognition.run_vosk(vosk, speech, options.conditions, korean_corpus(quick=options.quick), results)
-            results.notes.append(
-                "vosk-ko: the only vosk model a package registry ships is Korean: espeak-ng's Korean "
-                "voice saying the grammar's 8 nouns, and 10 words outside it (the vosk tests' "
-                "words); no commands, clues or yes/no."
-            )
-    results.notes.append(
-        "yes/no are heard as after one of the host's questions (Context.answering, as the host "
-        "sets it); clues in the clue phase, everything else in the guessing phase, every card "
-        "visible."
-    )
-    return recognition.tables(results), _recognition_goals(options, results)
+            recognition.run_vosk(vosk, korean_corpus(quick=options.quick), options.conditions, options.cache, results)
+    return recognition.tables(results), goals
 
 
-def _recognition_goals(options: argparse.Namespace, results: Results) -> list[list[object]]:
-    """Right intent on clean speech and at 10 dB SNR (when that condition ran), and no wrong reveals:
-    the host path, every language together; '–' when the host path could not run."""
-    if "whisper" not in options.engines:
-        return []
-    goals: list[list[object]] = []
-    for condition, goal in (
-        (Condition(None), recognition.RIGHT_CLEAN_GOAL),
-        (Condition(recognition.NOISY_SNR_DB), recognition.RIGHT_NOISY_GOAL),
-    ):
-        if condition not in options.conditions:
-            continue
-        tally = recognition.total(results, HOST, condition.name)
-        right = tally.count(*recognition.RIGHT_INTENT)
-        goals.append(
-            _goal_row(
-                f"right intent, {'clean speech' if condition.snr_db is None else condition.name}, "
-                "whisper base host path, every language",
-                100 * right / tally.n if tally.n else None,
-                goal,
-                "%",
-                ">=",
-                f"{100 * right / tally.n if tally.n else 0:.1f} % ({right} of {tally.n})",
-            )
-        )
-    tally = recognition.total(results, HOST)
-    reveals = tally.outcomes[recognition.Outcome.WRONG_REVEAL]
-    goals.append(
-        _goal_row(
-            "wrong reveals, whisper base host path, every condition",
-            reveals if tally.n else None,
-            recognition.WRONG_REVEALS_GOAL,
-            "",
-            "=",
-            f"{reveals} (of {tally.n} utterances)",
-        )
-    )
-    return goals
-
-
-def _latency(
-    options: argparse.Namespace, engines: _Engines, speech: Speech, utterances: Callable[[Lang], list[Utterance]]
-) -> tuple[str, list[list[object]]]:
+def _latency(options: argparse.Namespace, engines: Engines) -> tuple[str, list[list[object]]]:
     from voicehost.mouth import SpeechError, Synthesizer
 
     whisper_timings: list[latency.Timing] | str | None = None
@@ -295,31 +253,23 @@ def _latency(
             except VadError as exc:
                 whisper_timings = str(exc)
             else:
-                said = latency.latency_sample(options.langs, options.latency_samples, utterances)
-                whisper_timings = latency.whisper_latency(whisper, speech, said, synthesizers, segmenter)
+                said = latency.sample(options.langs, options.latency_samples, quick=options.quick)
+                whisper_timings = latency.whisper_latency(whisper, said, synthesizers, segmenter, options.cache)
     if "vosk" in options.engines:
         vosk = engines.get("vosk")
         if isinstance(vosk, str):
             vosk_timings = vosk
         else:
-            said = latency.korean_streams(options.vosk_streams)
-            vosk_timings = latency.vosk_latency(vosk, speech, said, synthesizers[Lang.EN])
+            words = latency.korean_streams(options.vosk_streams)
+            vosk_timings = latency.vosk_latency(vosk, words, synthesizers[Lang.EN], options.cache)
     goals: list[list[object]] = []
     if whisper_timings is not None:
-        p95 = None if isinstance(whisper_timings, str) else _p95([t.total_ms for t in whisper_timings])
-        goals.append(
-            _goal_row(
-                "p95 end of speech → first sample of the verdict, whisper base", p95, latency.WHISPER_GOAL_MS, "ms"
-            )
-        )
+        p90 = None if isinstance(whisper_timings, str) else percentile([t.total_ms for t in whisper_timings], 90)
+        goals.append(_goal_row("p90 end of speech → first sample, Whisper base", p90, latency.WHISPER_GOAL_MS, "ms"))
     if vosk_timings is not None:
-        p95 = None if isinstance(vosk_timings, str) else _p95([t.to_result_ms for t in vosk_timings])
-        goals.append(_goal_row("p95 end of speech → result, vosk grammar path", p95, latency.VOSK_GOAL_MS, "ms"))
+        p90 = None if isinstance(vosk_timings, str) else percentile([t.to_result_ms for t in vosk_timings], 90)
+        goals.append(_goal_row("p90 end of speech → result, vosk grammar", p90, latency.VOSK_GOAL_MS, "ms"))
     return latency.tables(whisper_timings, vosk_timings), goals
-
-
-def _p95(values: list[float]) -> float | None:
-    return percentile(values, 95)
 
 
 def _goal_row(
@@ -332,10 +282,6 @@ def _goal_row(
         "–" if measured is None else shown or f"{measured:.0f} {unit}".rstrip(),
         goal_met(measured, limit, compare),
     ]
-
-
-def _goal_table(rows: list[list[object]]) -> str:
-    return table(["goal", "target", "measured", "goal met?"], rows)
 
 
 if __name__ == "__main__":

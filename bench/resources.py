@@ -1,10 +1,11 @@
-"""Per engine: model load time, real-time factor and peak memory, each in a fresh process.
+"""Memory and speed of the host with Whisper loaded, over a simulated hearing session, in a fresh process.
 
-The parent runs `python -m bench.resources ENGINE --count N --cache DIR`, which imports the engine,
-loads its model, recognizes N utterances of the corpus (already synthesized in the cache) as the host
-would (whisper: guesses, closed-set scoring; vosk: Korean nouns in a grammar), and prints one JSON line:
-the load time, decode time over audio time, and `ru_maxrss` before loading, after loading and at
-the end (the peak resident set of the whole process).
+The parent runs `python -m bench.resources --seconds S --cache DIR`, which loads the Whisper engine,
+then hears S seconds of a table: the held-out voices' utterances (every language, every kind, clean)
+one after another with 1.5-3 s of quiet between them, fed in 0.1 s chunks through the Silero segmenter
+and recognized in the host's context, each decided as the host decides. It prints one JSON line: the
+load time, the real-time factor, the resident set after loading and at the end, and the peak (VmHWM,
+the kernel's high-water mark of the process's own address space, which starts afresh at exec).
 """
 
 from __future__ import annotations
@@ -15,88 +16,106 @@ import resource
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
+
+import numpy as np
 
 from bench import ROOT
 from bench.report import goal_met, table
 
-WHISPER_RSS_GOAL_MB: Final = 600
-TIMEOUT_S: Final = 900
+RSS_GOAL_MB: Final = 600
+SESSION_S: Final = 600.0
+"""A 10-minute session; --quick hears QUICK_SESSION_S."""
+QUICK_SESSION_S: Final = 60.0
+TIMEOUT_S: Final = 3600
+CHUNK: Final = 1600
 
 
-def _rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
-
-
-def _hwm_mb() -> float | None:
-    """The peak resident set of this address space (VmHWM): unlike ru_maxrss, it starts afresh at exec."""
+def _status_mb(field: str) -> float | None:
+    """VmRSS (now) or VmHWM (the peak) of this process, from /proc/self/status."""
     try:
         with open("/proc/self/status", encoding="utf-8") as status:
             for line in status:
-                if line.startswith("VmHWM:"):
+                if line.startswith(f"{field}:"):
                     return int(line.split()[1]) / 1024
     except OSError:
         pass
     return None
 
 
-def child(engine: str, model: Path, count: int, cache: Path) -> dict[str, Any]:
-    from bench.corpus import Condition, Speech, corpus, korean_corpus
-    from bench.recognition import host_context
+def _peak_mb() -> float:
+    return _status_mb("VmHWM") or resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def session(model: Path, seconds: float, cache: Path, quick: bool) -> dict[str, Any]:
+    """Load Whisper, then hear `seconds` of a simulated table (see the module docstring)."""
+    from bench.corpus import Condition, Utterance, audio_of, corpus, voices_of
+    from bench.recognition import host_hears, situation
     from engine.lang import Lang
     from voicehost.ears.audio import SAMPLE_RATE
-    from voicehost.ears.heard import Recognizer
+    from voicehost.ears.recognizers.whisper import WhisperRecognizer
+    from voicehost.ears.vad import Segmenter
+    from voicehost.referee.attention import Listening
 
-    speech = Speech(cache)
-    if engine == "whisper":
-        from voicehost.ears.recognizers.whisper import WhisperRecognizer
-
-        pools = [[u for u in corpus(lang) if u.kind in ("card", "lead-in")] for lang in Lang]
-        said = [pools[index % len(pools)][index // len(pools) * 7 % len(pools[0])] for index in range(count)]
-    else:
-        from voicehost.ears.recognizers.vosk.recognizer import VoskRecognizer
-
-        nouns = [u for u in korean_corpus() if u.kind == "card"]
-        said = [nouns[index % len(nouns)] for index in range(count)]
-    clips = [speech.clip(utterance, Condition(None)) for utterance in said]
-    imported = _rss_mb()
+    pools = [corpus(lang, voices_of(lang, "held-out")[:1], quick=quick) for lang in Lang]
+    order = [pool[i] for i in range(max(map(len, pools))) for pool in pools if i < len(pool)]
+    imported = _status_mb("VmRSS")
     started = time.perf_counter()
-    recognizer: Recognizer = WhisperRecognizer(model) if engine == "whisper" else VoskRecognizer(model)
+    recognizer = WhisperRecognizer(model)
     load_s = time.perf_counter() - started
-    loaded = _rss_mb()
-    decode_s = 0.0
-    for utterance, audio in zip(said, clips, strict=True):
-        started = time.perf_counter()
-        recognizer.recognize(audio, host_context(utterance))
-        decode_s += time.perf_counter() - started
-    audio_s = sum(len(audio) for audio in clips) / SAMPLE_RATE
+    loaded = _status_mb("VmRSS")
+    segmenter = Segmenter()
+    spans: list[tuple[float, float, Utterance]] = []
+    rng = np.random.default_rng(600)
+    clean = Condition("clean")
+
+    def stream() -> Iterator[Any]:
+        """The table's audio, made as it is heard (never the whole session in memory)."""
+        position, turn = 0, 0
+        while position < seconds * SAMPLE_RATE:
+            utterance = order[turn % len(order)]
+            speech = audio_of(utterance, clean, cache)
+            quiet = np.zeros(int(rng.uniform(1.5, 3.0) * SAMPLE_RATE), np.float32)
+            quiet += (rng.standard_normal(len(quiet)) * 0.001).astype(np.float32)
+            spans.append((position / SAMPLE_RATE, (position + len(speech)) / SAMPLE_RATE, utterance))
+            said = np.concatenate([speech, quiet])
+            for start in range(0, len(said), CHUNK):
+                yield said[start : start + CHUNK]
+            position, turn = position + len(said), turn + 1
+
+    heard_count, decode_s, samples = 0, 0.0, []
+    for found in segmenter.utterances(stream()):
+        middle = (found.start_s + found.end_s) / 2
+        utterance = next((u for start, end, u in reversed(spans) if start - 0.5 <= middle <= end + 0.5), spans[-1][2])
+        where = situation(utterance)
+        began = time.perf_counter()
+        heard = recognizer.recognize(found.audio, where.context)
+        host_hears(heard, utterance.lang, where.cards, guessing=where.guessing, answering=where.answering,
+                   listening=Listening.OPEN)  # fmt: skip
+        decode_s += time.perf_counter() - began
+        heard_count += 1
+        if heard_count % 10 == 0:
+            samples.append(_status_mb("VmRSS"))
+    audio_s = spans[-1][1] if spans else 0.0
     return {
         "load_s": load_s,
-        "count": count,
         "audio_s": audio_s,
+        "utterances": heard_count,
         "decode_s": decode_s,
         "rss_imported_mb": imported,
         "rss_loaded_mb": loaded,
-        "rss_peak_mb": _rss_mb(),
-        "hwm_peak_mb": _hwm_mb(),
+        "rss_end_mb": _status_mb("VmRSS"),
+        "rss_samples_max_mb": max((s for s in samples if s is not None), default=None),
+        "peak_mb": _peak_mb(),
     }
 
 
-def measure(engine: str, model: Path, count: int, cache: Path) -> dict[str, Any] | str:
-    """Run the child; its JSON, or what went wrong."""
-    command = [
-        sys.executable,
-        "-m",
-        "bench.resources",
-        engine,
-        "--model",
-        str(model),
-        "--count",
-        str(count),
-        "--cache",
-        str(cache),
-    ]
+def measure(model: Path, seconds: float, cache: Path, quick: bool) -> dict[str, Any] | str:
+    """Run the session in a fresh process; its JSON, or what went wrong."""
+    command = [sys.executable, "-m", "bench.resources", "--model", str(model), "--seconds", f"{seconds:g}"]
+    command += ["--cache", str(cache), *(["--quick"] if quick else [])]
     try:
         done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT_S)
     except subprocess.TimeoutExpired:
@@ -108,54 +127,53 @@ def measure(engine: str, model: Path, count: int, cache: Path) -> dict[str, Any]
     return result
 
 
-def tables(measured: dict[str, tuple[str, dict[str, Any] | str]]) -> str:
+def tables(found: dict[str, Any] | str, seconds: float) -> str:
     headers = [
-        "engine",
-        "model",
+        "session",
         "load s",
-        "utterances",
+        "utterances heard",
         "audio s",
         "real-time factor",
         "RSS before load MB",
         "RSS after load MB",
+        "RSS at end MB",
         "peak RSS MB",
-        "VmHWM MB",
         "goal",
         "goal met?",
     ]
-    rows: list[list[object]] = []
-    for engine, (model, found) in measured.items():
-        goal = f"peak RSS ≤ {WHISPER_RSS_GOAL_MB} MB" if engine == "whisper" else "–"
-        if isinstance(found, str):
-            rows.append([engine, model, None, None, None, None, None, None, None, None, goal, found])
-            continue
-        met = goal_met(found["rss_peak_mb"], WHISPER_RSS_GOAL_MB) if engine == "whisper" else "–"
-        rows.append(
+    goal = f"peak ≤ {RSS_GOAL_MB} MB"
+    name = f"Whisper base, {seconds / 60:g} min heard"
+    if isinstance(found, str):
+        rows: list[list[object]] = [[name, *[None] * 8, goal, found]]
+    else:
+
+        def mb(key: str) -> int | None:
+            return None if found.get(key) is None else round(found[key])
+
+        rows = [
             [
-                engine,
-                model,
+                name,
                 round(found["load_s"], 2),
-                found["count"],
-                round(found["audio_s"], 1),
+                found["utterances"],
+                round(found["audio_s"]),
                 round(found["decode_s"] / found["audio_s"], 3) if found["audio_s"] else None,
-                round(found["rss_imported_mb"]),
-                round(found["rss_loaded_mb"]),
-                round(found["rss_peak_mb"]),
-                None if found.get("hwm_peak_mb") is None else round(found["hwm_peak_mb"]),
+                mb("rss_imported_mb"),
+                mb("rss_loaded_mb"),
+                mb("rss_end_mb"),
+                mb("peak_mb"),
                 goal,
-                met,
+                goal_met(found["peak_mb"], RSS_GOAL_MB),
             ]
-        )
+        ]
     return "\n".join(
         [
             "## 3. Resources",
             "",
-            "Each engine in a fresh process: model load time; real-time factor (decode time / audio time) over the "
-            "utterances, as the host recognizes guesses (whisper: the four languages' cards, clean; vosk: Korean nouns "
-            "in a grammar); `ru_maxrss` of the process before loading the model (Python, numpy, the project), "
-            "after loading it, and at the end (peak); VmHWM, the kernel's peak for the process's own address space, "
-            "as a cross-check (ru_maxrss also counts the parent's memory at fork, so this section runs before the "
-            "parent loads any model).",
+            "The host's hearing in a fresh process: Whisper base loaded (load time), then a simulated session: the "
+            "held-out voices' utterances in every language, 1.5-3 s apart, through the voice activity detector, "
+            "Whisper in the host's context and the host's decision. *real-time factor*: recognition and decision "
+            "wall time over the audio's length. RSS from /proc/self/status: VmRSS before loading the model (Python, "
+            "numpy, the project), after loading it and at the end; *peak*: VmHWM over the whole process.",
             "",
             table(headers, rows),
         ]
@@ -164,12 +182,12 @@ def tables(measured: dict[str, tuple[str, dict[str, Any] | str]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.resources", description=__doc__)
-    parser.add_argument("engine", choices=("whisper", "vosk"))
     parser.add_argument("--model", type=Path, required=True)
-    parser.add_argument("--count", type=int, default=10)
+    parser.add_argument("--seconds", type=float, default=SESSION_S)
     parser.add_argument("--cache", type=Path, required=True)
+    parser.add_argument("--quick", action="store_true", help="one voice's few utterances per language, repeated")
     options = parser.parse_args(argv)
-    print(json.dumps(child(options.engine, options.model, options.count, options.cache)))
+    print(json.dumps(session(options.model, options.seconds, options.cache, options.quick)))
     return 0
 
 

@@ -5,7 +5,7 @@ The words were chosen among common nouns for being heard right when espeak-ng sa
 voice this model hears 학교, 바다 and 우유 wrong or not at all (a first list with them and 사과,
 비행기 got 4 of 8 right), and 3-syllable words fare best. The point here is the adapter, not
 espeak-ng's Korean. The words outside the grammar and the fillers that compete with the cards are the
-benchmark's (bench/corpus.py: KOREAN_OOV, KOREAN_FILLERS).
+benchmark's (bench/korean.py: KOREAN_OOV, KOREAN_FILLERS).
 Nothing here is skipped: without the model or espeak-ng the tests fail and say what to install.
 """
 
@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bench.corpus import KOREAN_FILLERS, KOREAN_OOV
-from bench.corpus import board as bench_board
+from bench.korean import KOREAN_FILLERS, KOREAN_OOV
+from bench.korean import board as bench_board
 from engine.decks import picture_names, words
 from engine.editions import new_game
 from engine.lang import Lang
