@@ -45,6 +45,7 @@ from engine.pieces import Edition
 from engine.variants import Variants
 from tests.understood import candidates_of, card_of, clue_of, command_of
 from voicehost.prompts import Prompts
+from voicehost.referee.attention import Attention
 from voicehost.referee.host import Host, HostSettings
 from voicehost.referee.questions import AskClueGiver, AskGuesser, ConfirmGuess, PutClueToOpponent, Question
 from voicehost.understanding import (
@@ -218,7 +219,8 @@ def test_understand_never_raises_and_stays_consistent(case: tuple[str, Phase, La
             assert closeness(card_of(heard), text) >= CLOSE, f"{text!r} taken at once as {card_of(heard)}"
     if clue_of(heard) is not None:
         assert clue_of(heard).word.strip()
-        assert clue_of(heard).number is None or clue_of(heard).number >= 0
+        number = clue_of(heard).number  # a number said with a minus is kept, for the rules to refuse
+        assert number is None or number >= 0 or "-" in text or "\u2212" in text
     if confidence is not None and confidence < LOW_ASR_CONFIDENCE and heard.intent is Intent.GUESS:
         assert heard.action is not Action.ACCEPT, "an unsure recognizer never reveals a card at once"
 
@@ -389,8 +391,8 @@ def test_random_lines_to_a_host_reveal_only_what_was_named(data: st.DataObject) 
             if host.finished:
                 break
             commands = {command_of(understand(line, phase=phase, cards=(), lang=board.lang)) for phase in Phase}
-            if not commands & SILENT:
-                assert len(mouth.said) > said, f"{line!r}: the host said nothing (it was {before.state.name})"
+            if not commands & SILENT and host.attention is not Attention.IGNORE:  # talk, a move out of turn
+                assert len(mouth.said) > said, f"{line!r}: the host said nothing ({host.game.state.phase.name})"
     finally:
         host.close()
 

@@ -140,6 +140,8 @@ class VoiceLoop:
                 self._while_talking(heard)
             elif heard.text.strip():  # silence or a noise the recognizer dropped: nothing to answer
                 self.host.hear(heard)
+                if self.log is not None and self.host.attention is not None:
+                    print(f"[heard] taken as: {self.host.attention.value}", file=self.log, flush=True)
             if self.host.finished or self._stop.is_set():
                 break
 
@@ -169,7 +171,10 @@ class VoiceLoop:
         if self.log is None:
             return
         confidence = "-" if heard.confidence is None else f"{heard.confidence:.2f}"
-        print(f"[heard] {heard.text!r} confidence {confidence}, {heard.decode_ms:.0f} ms", file=self.log, flush=True)
+        name = "" if heard.name_gain is None else f", the host's name {heard.name_gain:+.1f}"
+        print(
+            f"[heard] {heard.text!r} confidence {confidence}{name}, {heard.decode_ms:.0f} ms", file=self.log, flush=True
+        )
 
 
 def _level_db(chunk: Audio) -> float:

@@ -121,6 +121,7 @@ class Host:
         self.timer = SandTimer(self._on_timer)
         self._turn: tuple[object, ...] = ()
         self.listening = self.settings.listening
+        self.attention: Attention | None = None  # what the host made of the last utterance (shown with --show-heard)
         self._hinted = False  # the addressed way is explained once a game, then moves not said to the host are let be
 
     # ---- speaking ---------------------------------------------------------------------------
@@ -269,6 +270,7 @@ class Host:
             answering=question is not None,
             lone_card=self._lone_card(form, understood),
         )
+        self.attention = verdict
         if verdict is Attention.IGNORE:
             return
         if verdict is Attention.HINT:
