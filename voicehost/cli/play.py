@@ -11,7 +11,7 @@ import argparse
 import contextlib
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -92,7 +92,7 @@ def _play(args: argparse.Namespace, opened: OpenedGame) -> int:
         )
         closing.append(session)
         session.first_save(game)
-        host = _host(args, opened, prompts, mouth, session, display, earpiece)
+        host = _host(args, opened, prompts, mouth, session, display, earpiece, getattr(frontend, "unheard", None))
         closing.append(host)
         display.handle_private(on_cover=host.cover, on_check=clue_checker(lambda: host.game))
         for line in display.console_lines():
@@ -122,6 +122,7 @@ def _host(
     session: Session,
     display: Display,
     earpiece: Mouth | None = None,
+    unheard: Callable[[Sequence[str]], Sequence[str]] | None = None,
 ) -> Host:
     game, settings = opened.game, opened.settings
     host_settings = HostSettings(
@@ -131,6 +132,7 @@ def _host(
         key_pages=isinstance(display, WebDisplay),
         listening=Listening(args.listen or ("open" if args.text else "addressed")),
         host_name=args.host_name or "",
+        unheard=unheard,  # vosk: the cards outside the model's words, to be named by their place
     )
 
     def another_game() -> AnyGame:

@@ -9,6 +9,7 @@ and closes everything (`close`); the host, the rules and the understanding are t
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from voicehost.mouth import Mouth
@@ -18,6 +19,7 @@ from voicehost.referee.host import Host
 class Frontend(Protocol):
     mouth: Mouth
     note: str  # said once at the start when the mode differs from what was asked (another engine)
+    unheard: Callable[[Sequence[str]], Sequence[str]] | None  # the cards the ears cannot hear (HostSettings)
 
     def run(self, host: Host) -> None: ...
 

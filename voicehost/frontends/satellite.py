@@ -17,7 +17,7 @@ from pathlib import Path
 
 from engine.lang import Lang
 from voicehost.ears.loop import VoiceLoop
-from voicehost.ears.recognizers import make_ears
+from voicehost.ears.recognizers import make_ears, unheard_check
 from voicehost.frontends.devices import DeviceError
 from voicehost.mouth import Mouth, SpeechError, make_synthesizer
 from voicehost.prompts import Prompts
@@ -52,6 +52,7 @@ class SatelliteFrontend:
         choice = choose_engine(settings.engine, settings.model, settings.lang)
         self.note = choice.note
         self.ears = make_ears(choice.engine, choice.model_dir)
+        self.unheard = unheard_check(self.ears, settings.lang)  # vosk: the cards outside the model's words
         self.link = SatelliteLink(settings.host, settings.port)
         self.link.open()  # SatelliteUnreachable (a DeviceError) says what to check
         try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections.abc import Callable, Sequence
 from typing import IO, Final
 
 from voicehost.mouth import Mouth, PrintMouth
@@ -17,6 +18,7 @@ class TextFrontend:
     """Reads standard input line by line until the game ends or the input does (the game stays saved)."""
 
     note = ""
+    unheard: Callable[[Sequence[str]], Sequence[str]] | None = None  # typed words are all understood
 
     def __init__(self, lines: IO[str] | None = None, out: IO[str] | None = None) -> None:
         self._lines = lines or sys.stdin

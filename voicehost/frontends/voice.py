@@ -12,7 +12,7 @@ from engine.lang import Lang
 from voicehost.ears.audio import Audio
 from voicehost.ears.loop import VoiceLoop
 from voicehost.ears.microphone import Microphone, MicrophoneLost
-from voicehost.ears.recognizers import make_ears
+from voicehost.ears.recognizers import make_ears, unheard_check
 from voicehost.frontends.devices import DeviceError, microphone_chunks, recording_chunks
 from voicehost.mouth import FileMouth, Mouth, PrintMouth, SpeakerMouth, make_mouth
 from voicehost.prompts import Prompts
@@ -43,6 +43,7 @@ class VoiceFrontend:
         choice = choose_engine(settings.engine, settings.model, settings.lang)
         self.note = choice.note
         self.ears = make_ears(choice.engine, choice.model_dir)
+        self.unheard = unheard_check(self.ears, settings.lang)  # vosk: the cards outside the model's words
         self._voice: SpeakerMouth | FileMouth | None = make_mouth(
             settings.lang, settings.audio_out, voice=settings.voice
         )

@@ -6,9 +6,11 @@ the factory, and installed as extras (`pip install 'voicehost[whisper]'` or `[vo
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from engine.lang import Lang
 from voicehost.ears.heard import Recognizer
 from voicehost.ears.streams import Ears, SegmentedEars, StreamingEars
 
@@ -35,6 +37,18 @@ def make_ears(engine: str, model_dir: Path) -> Ears:
     if engine == "vosk":
         return StreamingEars(_vosk(model_dir))
     raise ValueError(f"unknown engine {engine!r}: choose one of {', '.join(ENGINES)}")
+
+
+def unheard_check(ears: Ears, lang: Lang) -> Callable[[Sequence[str]], Sequence[str]] | None:
+    """`HostSettings.unheard` for these ears: which cards their recognizer cannot hear by any of their
+    names (vosk: a word outside the model's vocabulary); None when it hears any word (whisper)."""
+    recognizer = getattr(ears, "recognizer", None)
+    check: Callable[[Sequence[str]], Sequence[str]] | None = getattr(recognizer, "unheard", None)
+    if check is None:
+        return None
+    from voicehost.ears.recognizers.vosk.vocabulary import cards_unheard
+
+    return cards_unheard(check, lang)
 
 
 def _whisper(model_dir: Path) -> Recognizer:

@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
@@ -61,6 +60,7 @@ from voicehost.ears.audio import SAMPLE_RATE, Audio
 from voicehost.ears.context import Context
 from voicehost.ears.heard import ContextSource, Heard
 from voicehost.ears.recognizers.vosk.endpoint import MAX_REPLAY_S, REPLAY_LEAD_S, _Listening
+from voicehost.ears.recognizers.vosk.vocabulary import spell, unheard_of
 from voicehost.ears.voice_check import NOT_SPEECH_CONFIDENCE, sounds_like_a_voice, speech_evidence
 from voicehost.speech_models import ModelError
 
@@ -69,8 +69,6 @@ logger = logging.getLogger(__name__)
 UNKNOWN_SYMBOLS: Final = ("[unk]", "<unk>", "<UNK>")
 """How models spell "some word I do not know": most vosk models say [unk], the Korean one <UNK>.
 One of them goes into every grammar so that speech outside it has somewhere to go besides a card."""
-SPLIT_INSIDE_WORD: Final = re.compile(r"[-'’]")
-"""A card the model does not know as one word ("guarda-chuva", "dell'acqua") may be known as its parts."""
 INSTALL_HINT: Final = "voicehost models install <your language: pt-BR, pt-PT, it or en> --engine vosk"
 IVECTOR_FILES: Final = ("final.ie", "final.dubm", "final.mat", "global_cmvn.stats", "online_cmvn.conf", "splice.conf")
 """What vosk reads from ivector/ once final.ie is there (model.cc); small models all use i-vectors."""
@@ -395,16 +393,12 @@ class VoskRecognizer:
 
     def _spell(self, phrase: str) -> str | None:
         """The phrase as words the model knows, or None when one of them is outside its vocabulary."""
-        words: list[str] = []
-        for word in phrase.split():
-            if self.knows(word):
-                words.append(word)
-                continue
-            parts = [part for part in SPLIT_INSIDE_WORD.split(word) if part]
-            if len(parts) < 2 or not all(self.knows(part) for part in parts):
-                return None
-            words.extend(parts)
-        return " ".join(words)
+        return spell(phrase, self.knows)
+
+    def unheard(self, cards: Sequence[str]) -> list[str]:
+        """The cards (as printed) this model cannot hear: a word of them is outside its vocabulary, so no
+        grammar can hold them (`grammar_for` leaves them out); they can only be named by their place."""
+        return unheard_of(cards, self.knows)
 
     @property
     def active_grammar(self) -> str | None:
