@@ -7,7 +7,7 @@ import json
 
 from engine.pieces import Side
 from voicehost.cli.failures import EXIT_OK, UsageError, UserError
-from voicehost.cli.setup import deal_board, system_lang
+from voicehost.cli.setup import deal_board, system_lang, vocabulary_knows
 from voicehost.storage.atomic import write_atomically
 from voicehost.storage.errors import SaveError, os_reason
 from voicehost.storage.paths import default_save_path
@@ -19,7 +19,9 @@ def command_deal(args: argparse.Namespace) -> int:
         raise UsageError("Duet is played on a 5x5 grid, and A or B starts (--first), not a team")
     if args.edition != "duet" and args.first:
         raise UsageError("--first is for Duet: a competitive game starts with a team (--starting)")
-    board = deal_board(args, args.lang or system_lang())
+    lang = args.lang or system_lang()
+    # the cards the vosk model for the language knows first, when one is installed (or --engine/--model)
+    board = deal_board(args, lang, vocabulary_knows(args.engine, args.model, lang))
     if args.out.is_dir():
         raise UserError(f"{args.out} is a folder: give the board file's name, e.g. {args.out / 'board.json'}")
     try:

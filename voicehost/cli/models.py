@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from engine.decks import picture_names, words
 from engine.lang import Lang
 from voicehost.cli.failures import EXIT_OK
 from voicehost.speech_models import (
@@ -30,6 +31,9 @@ def command_models(args: argparse.Namespace) -> int:
             state = f"installed at {where}" if where else "not installed"
             print(f"{spec.id:15} {spec.engine:8} {','.join(spec.langs):22} {spec.size_mb:>5} MB  {state}")
             print(f"{'':15} for: {spec.machine}; from {spec.where_from}")
+            if where and spec.engine == "vosk":
+                for line in vocabulary_lines(spec, where):
+                    print(f"{'':15} {line}")
         return EXIT_OK
     spec = _model_for(manifest, args.lang, args.engine)
     if args.models_command == "path":
@@ -38,6 +42,28 @@ def command_models(args: argparse.Namespace) -> int:
     path = _reinstall(spec) if args.force else install(spec, progress=text_progress(spec.id))
     print(path)
     return EXIT_OK
+
+
+def vocabulary_lines(spec: ModelSpec, where: Path) -> list[str]:
+    """How many cards of each deck an installed vosk model knows, per game language it serves: the rest
+    can only be named by their place, and a dealt game prefers the known ones."""
+    from voicehost.ears.recognizers.vosk.vocabulary import VoskVocabulary, cards_unheard
+
+    langs = [lang for lang in Lang if lang.value in spec.langs]
+    if not langs:
+        return [f"knows no deck's words: it serves {', '.join(spec.langs)}, not a game language"]
+    try:
+        vocabulary = VoskVocabulary(where)
+    except ModelError as exc:
+        return [f"vocabulary not read: {exc}"]
+    lines = []
+    for lang in langs:
+        check = cards_unheard(vocabulary.unheard, lang)
+        counts = []
+        for deck, cards in (("words", words(lang)), ("pictures", picture_names(lang))):
+            counts.append(f"{len(cards) - len(check(cards))} of {len(cards)} {deck}")
+        lines.append(f"knows {lang.value}: {', '.join(counts)}")
+    return lines
 
 
 def _reinstall(spec: ModelSpec) -> Path:

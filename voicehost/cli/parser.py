@@ -216,6 +216,13 @@ def build_parser() -> argparse.ArgumentParser:
     deal = commands.add_parser("deal", help="write a random board file")
     add_deal_options(deal)
     deal.add_argument("--out", type=file_path, required=True)
+    deal.add_argument(
+        "--engine",
+        choices=["vosk", "whisper"],
+        default=None,
+        help="prefer the cards this recognizer's model knows (default: the vosk model of the language, if installed)",
+    )
+    deal.add_argument("--model", type=folder_path, help="the vosk model folder whose vocabulary the deal prefers")
 
     models = commands.add_parser("models", help="list, install or locate speech models")
     model_commands = models.add_subparsers(dest="models_command", required=True)

@@ -24,7 +24,14 @@ from engine.lang import Lang
 from engine.missions import Campaign
 from voicehost.cli.failures import EXIT_ERROR, EXIT_OK, UsageError, UserError
 from voicehost.cli.parser import DEFAULT_PORT
-from voicehost.cli.setup import deal_board, next_game_args, read_board, system_lang, variants_from
+from voicehost.cli.setup import (
+    deal_board,
+    next_game_args,
+    read_board,
+    system_lang,
+    variants_from,
+    vocabulary_knows,
+)
 from voicehost.display import Display, DisplayError, clue_checker, make_display
 from voicehost.display.web import WebDisplay
 from voicehost.frontends import Frontend
@@ -138,7 +145,8 @@ def _host(
     def another_game() -> AnyGame:
         deal_args = argparse.Namespace(**{**vars(args), **settings.get("edition_args", {})})
         deal_args.seed = None
-        return new_game(deal_board(deal_args, game.board.lang), game.variants)
+        knows = None if unheard is None else (lambda card: not unheard([card]))
+        return new_game(deal_board(deal_args, game.board.lang, knows), game.variants)
 
     def on_events(changed: AnyGame, events: Sequence[Event]) -> None:
         session(changed, events)
@@ -188,7 +196,9 @@ def _resumed(args: argparse.Namespace) -> OpenedGame:
 
 def _new(args: argparse.Namespace) -> OpenedGame:
     lang = args.lang or system_lang()
-    board = read_board(args.board) if args.board else deal_board(args, lang)
+    # by voice with vosk, a dealt board prefers the cards the model knows (the others go by their place)
+    knows = None if args.board or args.text else vocabulary_knows(args.engine, args.model, lang)
+    board = read_board(args.board) if args.board else deal_board(args, lang, knows)
     if args.board is not None:
         _check_board_options(args, board)
     try:

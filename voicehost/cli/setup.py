@@ -6,6 +6,7 @@ import argparse
 import locale
 import os
 import random
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -41,7 +42,9 @@ def system_lang() -> Lang:
         return Lang.PT_BR
 
 
-def deal_board(args: argparse.Namespace, lang: Lang) -> Board:
+def deal_board(args: argparse.Namespace, lang: Lang, knows: Callable[[str], bool] | None = None) -> Board:
+    """A random board as the options ask; `knows`: whether the recognizer can hear a card (vosk: the
+    model's vocabulary), and then the cards it knows are preferred (`preferred`), the deal still seeded."""
     edition = Edition(args.edition or "classic")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     rng = random.Random(seed)
@@ -51,12 +54,47 @@ def deal_board(args: argparse.Namespace, lang: Lang) -> Board:
         deck += words(lang)
     if deck_kind in ("pictures", "mixed"):
         deck += [name for name in picture_names(lang) if name not in deck]
+    grid = {"5x5": GRID_5X5, "5x4": GRID_5X4}.get(args.grid or "")
+    if knows is not None:
+        shape = GRID_5X5 if edition is Edition.DUET else grid or (GRID_5X4 if edition is Edition.PICTURES else GRID_5X5)
+        deck = preferred(deck, knows, shape.cells, rng)
     if edition is Edition.DUET:
         return deal_duet(deck, lang, rng, first_clue_giver=Side(args.first) if args.first else None)
-    grid = {"5x5": GRID_5X5, "5x4": GRID_5X4}.get(args.grid or "")
     return deal_competitive(
         deck, lang, rng, edition=edition, grid=grid, starting_team=Team(args.starting) if args.starting else None
     )
+
+
+def preferred(deck: Sequence[str], knows: Callable[[str], bool], cells: int, rng: random.Random) -> list[str]:
+    """The deck a board is drawn from when the recognizer cannot hear every card: the cards it knows,
+    when there are enough of them for a board; otherwise all of them and, drawn with the deal's own
+    random generator, just enough of the others (to be named by their place)."""
+    known = [card for card in deck if knows(card)]
+    if not known:
+        return list(deck)  # nothing to prefer: the deal is the plain one
+    if len(known) >= cells:
+        return known
+    heard = set(known)
+    others = [card for card in deck if card not in heard]
+    return known + rng.sample(others, min(len(others), cells - len(known)))
+
+
+def vocabulary_knows(engine: str | None, model: Path | None, lang: Lang) -> Callable[[str], bool] | None:
+    """Whether the recognizer a game by voice would use can hear a card: vosk's model vocabulary (its
+    graph, loaded alone), None for whisper (it hears any word) or when no model is installed."""
+    from voicehost.speech_models import ModelError
+    from voicehost.speech_models.choice import choose_engine
+
+    try:
+        choice = choose_engine(engine, model, lang)
+        if choice.engine != "vosk":
+            return None
+        from voicehost.ears.recognizers.vosk.vocabulary import VoskVocabulary, cards_unheard
+
+        check = cards_unheard(VoskVocabulary(choice.model_dir).unheard, lang)
+    except ModelError:
+        return None  # the game by voice says what to install; a deal goes on without the check
+    return lambda card: not check([card])
 
 
 def read_board(path: Path) -> Board:
