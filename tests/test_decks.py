@@ -36,3 +36,17 @@ def test_picture_deck_has_every_language() -> None:
     first = deck[0]
     assert emoji_for(first.name(Lang.IT), Lang.IT) == first.emoji
     assert emoji_for("NOT A PICTURE", Lang.IT) is None
+
+
+@pytest.mark.parametrize("lang", list(Lang))
+def test_picture_aliases_are_unambiguous_and_most_pictures_have_two_names(lang: Lang) -> None:
+    """A picture is called by other names too ("cão" or "cachorro"): no other name of one picture is the
+    name or another name of a different picture, and at least 60 % of the pictures have two names or more."""
+    owners: dict[str, set[str]] = {}
+    for picture in pictures():
+        for name in (picture.name(lang), *picture.aliases.get(lang.value, ())):
+            assert name == name.upper() and name.strip() == name
+            owners.setdefault(fold_text(name), set()).add(picture.id)
+    assert {name: ids for name, ids in owners.items() if len(ids) > 1} == {}
+    named_twice = sum(1 for picture in pictures() if picture.aliases.get(lang.value))
+    assert named_twice >= 0.6 * len(pictures()), f"{named_twice} of {len(pictures())}"
