@@ -140,7 +140,7 @@ def test_the_way_of_playing_is_switched_by_voice() -> None:
     assert game.events[-1].type is EventType.CLUE
     host.hear("só quando te chamarem")  # back to the addressed way: safe, needs no name
     assert host.listening is Listening.ADDRESSED
-    assert said.lines[-1] == host.t("listen.addressed", name="anfitrião")
+    assert said.lines[-1] == host.t("listen.addressed", name="apresentador")
     host.hear("gravata")
     assert game.events[-1].type is EventType.CLUE
 
@@ -184,3 +184,22 @@ def test_the_open_way_acts_on_moves_by_their_form() -> None:
     assert len(said.lines) == count
     host.hear("host, blah blah blorp")  # said to the host: it says it did not understand
     assert said.lines[-1] == host.t("input.reprompt_guess")
+
+
+def test_a_name_the_transcript_left_out_counts_when_the_ears_heard_it() -> None:
+    """"Host, cherry" transcribed "cherry": the ears' `name_gain` (how much better the audio is explained
+    with the name said first) decides, at the calibrated point; below it the card is only talk."""
+    from voicehost.decision import calibration
+    from voicehost.ears.heard import Heard
+
+    host, _, game = table("en", Listening.ADDRESSED)
+    host.hear(addressed("en", CLUES["en"]))
+    assert host.listening_context().names == ("host",)
+    card = game.visible_cards()[0]
+    point = calibration().name_gain
+    host.hear(Heard(card.lower(), 0.95, name_gain=point - 1.0))  # a card merely mentioned
+    assert guessed(game) == []
+    host.hear(Heard(card.lower(), 0.95, name_gain=point + 1.0))
+    assert guessed(game) == [card]
+    open_host, _, _ = table("en", Listening.OPEN)
+    assert open_host.listening_context().names == ()  # in the open way nobody needs to be named
