@@ -20,6 +20,7 @@ from typing import Any, TextIO
 from bench import latency, recognition, resources
 from bench.corpus import Condition, Utterance, corpus, default_cache, voices_of
 from bench.korean import korean_corpus
+from bench.places import place_corpus
 from bench.recognition import HOST, Outcome, Results, TalkOutcome, model_dir, progress
 from bench.report import COMPARISONS, goal_met, header, load_average, percentile, table
 from engine.lang import Lang
@@ -133,7 +134,8 @@ def held_out(options: argparse.Namespace) -> list[Utterance]:
             progress(f"no held-out voice installed for {lang.value}")
         found = corpus(lang, voices[:1] if options.quick else voices, quick=options.quick)
         cards = [u for u in found if u.kind == "card" and (options.quick or u.board == "test")]
-        said += found + [recognition.addressed(u) for u in cards]
+        places = place_corpus(lang, voices[:1] if options.quick else voices, quick=options.quick)
+        said += found + [recognition.addressed(u) for u in cards] + places
     return said
 
 

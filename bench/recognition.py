@@ -41,6 +41,7 @@ from voicehost.understanding import (
     normalize,
     understand,
 )
+from voicehost.understanding.positions import Grid
 from voicehost.understanding.results import READ_ONLY
 from voicehost.understanding.talk import form_of, spoken_host_name
 
@@ -99,14 +100,22 @@ def situation(utterance: Utterance) -> Situation:
 
 
 def host_hears(
-    heard: Heard, lang: Lang, cards: Sequence[str], *, guessing: bool, answering: bool, listening: Listening
+    heard: Heard,
+    lang: Lang,
+    cards: Sequence[str],
+    *,
+    guessing: bool,
+    answering: bool,
+    listening: Listening,
+    grid: Grid | None = None,
 ) -> tuple[Attention, Understanding]:
-    """`Host._hear` without the game: the form, the decision, the attention (a hedged move asked back)."""
+    """`Host._hear` without the game: the form, the decision, the attention (a hedged move asked back).
+    `grid`: the board's places, so that a card named by its place is read as the host reads it."""
     form = form_of(heard.text, lang)
     if form.addressed:
         heard = replace(heard, text=form.text)  # the scores were of the whole utterance, name and all
     understood = decide(
-        heard, phase=Phase.GUESS if guessing else Phase.CLUE, cards=cards, lang=lang, answering=answering
+        heard, phase=Phase.GUESS if guessing else Phase.CLUE, cards=cards, lang=lang, answering=answering, grid=grid
     )
     lone_card = (
         isinstance(understood, HeardClue) and understood.clue.number is None and _accepted_card(form.text, cards, lang)
@@ -346,8 +355,16 @@ def score_whisper(hearings: Sequence[Hearing], results: Results) -> None:
                 results.ways.setdefault((listening.value, how), Tally()).add(outcome(said, attention, understood, lang))
             if said.kind == "addressed":
                 continue
+        board = boards(lang)[said.board]
+        places = Grid(tuple(board.cards), board.grid.columns) if where.guessing and not where.answering else None
         attention, understood = host_hears(
-            heard, lang, where.cards, guessing=where.guessing, answering=where.answering, listening=Listening.OPEN
+            heard,
+            lang,
+            where.cards,
+            guessing=where.guessing,
+            answering=where.answering,
+            listening=Listening.OPEN,
+            grid=places,
         )
         moved = outcome(said, attention, understood, lang)
         results.tally(HOST, lang.value, hearing.condition, said.kind).add(moved)
@@ -473,6 +490,8 @@ def tables(results: Results) -> str:
         table(MOVE_HEADERS, rows),
     ]
     parts += ["", talk_table(results)]
+    if any(key[3] == "place" for key in results.moves):
+        parts += ["", places_table(results)]
     for engine, lines in results.mistakes.items():
         shown = lines[:MISTAKES_SHOWN]
         parts += ["", f"Wrong moves, {engine} ({len(lines)}; the first {len(shown)}):", ""]
@@ -480,6 +499,35 @@ def tables(results: Results) -> str:
     if results.notes:
         parts += ["", *[f"- {note}" for note in results.notes]]
     return "\n".join(parts)
+
+
+def places_table(results: Results) -> str:
+    """Places beside names (bench/places.py): right intent (the card meant, at once or asked back) and at
+    once, per language, host path, every condition pooled."""
+    rows: list[list[object]] = []
+    langs = sorted({key[1] for key in results.moves if key[0] == HOST and key[3] == "place"})
+    for lang in (*langs, None):
+        row: list[object] = [lang or "**all**"]
+        for kinds in (("card",), ("lead-in",), ("place",)):
+            summed = Tally()
+            for (engine, heard_lang, _, kind), tally in results.moves.items():
+                if engine == HOST and kind in kinds and lang in (None, heard_lang):
+                    for value, count in tally.counts.items():
+                        summed.counts[value] = summed.counts.get(value, 0) + count
+            right, now = summed.share(Outcome.RIGHT, Outcome.ASKED), summed.share(Outcome.RIGHT)
+            row.append(f"{right} / {now} ({summed.n})" if summed.n else "-")
+        rows.append(row)
+    return "\n".join(
+        [
+            "### Places beside names (Whisper base, host path, held-out voices)",
+            "",
+            'A card named by its place on the test board (`bench/places.py`: "row two column three", the column\'s '
+            'letter and the row\'s number said as words, and the label as written, "C2"), beside the same voices '
+            "naming cards. Cells: right intent % (the card meant, at once or asked back) / at once % (utterances).",
+            "",
+            table(["language", "cards alone", "cards after a lead-in", "places"], rows),
+        ]
+    )
 
 
 def _engine_order(engine: str) -> int:

@@ -1,0 +1,35 @@
+"""Places beside names: the corpus's held-out voices naming a card by its place on the test board
+("B3", "row two column three", "linha dois coluna três", "riga due colonna tre"), kind "place".
+
+Kept apart from bench/corpus.py (its text is hashed into the calibration cache): the utterances are
+`bench.corpus.Utterance`s, built the same way, each with the card at that place as its `card`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from bench.corpus import Utterance, boards
+from bench.voices import TestVoice
+from engine.lang import Lang
+from voicehost.understanding.positions import label, lettered_phrases, position_phrases
+
+PLACES: Final = ((2, 3), (1, 1), (4, 5), (5, 2), (3, 4))
+"""The places said (row, column): corners, the middle band, both axes' ends."""
+
+
+def place_corpus(lang: Lang, voices: Sequence[TestVoice], *, quick: bool = False) -> list[Utterance]:
+    """Each voice saying each place of PLACES three ways: the row-and-column phrase, the column's letter
+    and the row's number said as words, and the label as written ("B3"), on the test board."""
+    board = boards(lang)["test"]
+    columns = board.grid.columns
+    plain = {(row, column): phrase for phrase, row, column in position_phrases(lang, columns, board.grid.rows)}
+    lettered = lettered_phrases(lang, columns, board.grid.rows)
+    said: list[Utterance] = []
+    for voice in voices:
+        for row, column in PLACES[:2] if quick else PLACES:
+            card = board.cards[(row - 1) * columns + (column - 1)]
+            texts = (plain[(row, column)], lettered[(column - 1) * board.grid.rows + (row - 1)], label(row, column))
+            said += [Utterance(lang, voice, "place", text, "test", card=card) for text in texts]
+    return said
