@@ -295,14 +295,17 @@ class TreeScorer:
         return [float(sum(logits[where[n], t] - log_z[where[n]] for n, t in steps)) for steps in wanted]
 
     def _forward(self, tokens: npt.NDArray[Any], depth: npt.NDArray[Any], parent: list[int], memory: Memory) -> Floats:
+        """The decoder over the whole tree at once. A node attends to itself and its ancestors only (one
+        causal sequence per path from the root): their indices are gathered, so self-attention costs
+        nodes x depth, not nodes x nodes (most of the time on a board's worth of candidates)."""
         size = len(tokens)
-        allowed = np.zeros((size, size), dtype=bool)
-        for i in range(size):  # a node sees itself and its ancestors: one causal sequence per path from the root
-            j = i
-            while j >= 0 and not allowed[i, j]:
-                allowed[i, j] = True
-                j = parent[j]
-        mask = np.where(allowed, np.float32(0), np.float32(-np.inf))
+        deepest = int(depth.max()) + 1
+        chain = np.zeros((size, deepest), dtype=np.int64)  # chain[i, d]: node i's ancestor at depth d
+        for i in range(size):
+            if parent[i] >= 0:
+                chain[i] = chain[parent[i]]
+            chain[i, depth[i]:] = i  # itself, and padding beyond its depth (masked below)
+        mask = np.where(np.arange(deepest)[None, :] <= depth[:, None], np.float32(0), np.float32(-np.inf))
         scale = np.float32(1 / math.sqrt(self.head_size))
         x: Floats = self.embeddings[tokens].astype(np.float32) + self.positions[depth]
 
@@ -311,7 +314,9 @@ class TreeScorer:
 
         for layer, (memory_keys, memory_values) in zip(self.layers, memory, strict=True):
             query, key, value = split(layer["self_attention/linear_0"](_layer_norm(x, *layer["self_attention"])))
-            attended = _softmax((query * scale) @ key.transpose(0, 2, 1) + mask) @ value
+            keys = key[:, chain].transpose(0, 1, 3, 2)  # (heads, nodes, head size, depth)
+            weights = _softmax(((query * scale)[:, :, None, :] @ keys)[:, :, 0, :] + mask)
+            attended = (weights[:, :, None, :] @ value[:, chain])[:, :, 0, :]
             x = x + layer["self_attention/linear_1"](attended.transpose(1, 0, 2).reshape(size, self.width))
             query = split(layer["attention/linear_0"](_layer_norm(x, *layer["attention"])))[0]
             attended = _softmax((query * scale) @ memory_keys.transpose(0, 2, 1)) @ memory_values
