@@ -1,0 +1,29 @@
+"""What the profile runs: 30 guesses (cards alone and after a lead-in, en and pt-BR, a held-out voice,
+clean) through Whisper's recognition and the decision, as the host hears them. See bench/README.md."""
+
+from __future__ import annotations
+
+from bench.corpus import Condition, audio_of, boards, corpus, default_cache, voices_of
+from engine.lang import Lang
+from voicehost.decision import decide
+from voicehost.ears.context import make_context
+from voicehost.understanding import Phase
+
+
+def main() -> None:
+    from voicehost.ears.recognizers.whisper import WhisperRecognizer
+    from voicehost.speech_models import Manifest, require
+
+    recognizer = WhisperRecognizer(require(Manifest.load().get("whisper-base")))
+    for tag in ("en", "pt-BR"):
+        lang = Lang.parse(tag)
+        said = [u for u in corpus(lang, voices_of(lang, "held-out")[:1]) if u.kind in ("card", "lead-in")][:15]
+        for utterance in said:
+            cards = tuple(boards(lang)[utterance.board].cards)
+            context = make_context(lang, True, cards, names=("host",))
+            heard = recognizer.recognize(audio_of(utterance, Condition.parse("clean"), default_cache()), context)
+            decide(heard, phase=Phase.GUESS, cards=cards, lang=lang)
+
+
+if __name__ == "__main__":
+    main()
