@@ -22,7 +22,6 @@ import gc
 import json
 import os
 import resource
-import shlex
 import sys
 import tempfile
 import threading
@@ -38,9 +37,11 @@ if str(ROOT) not in sys.path:
 from engine.competitive import CompetitiveGame  # noqa: E402
 from engine.duet import DuetGame  # noqa: E402
 from engine.editions import new_game  # noqa: E402
+from tests.scripting import Script, parse_script  # noqa: E402
 from voicehost.cli.parser import build_parser  # noqa: E402
 from voicehost.cli.setup import read_board, variants_from  # noqa: E402
 from voicehost.prompts import Prompts  # noqa: E402
+from voicehost.referee.attention import Listening  # noqa: E402
 from voicehost.referee.host import Host, HostSettings  # noqa: E402
 from voicehost.storage.events_log import EventLog  # noqa: E402
 from voicehost.storage.session import Session  # noqa: E402
@@ -48,33 +49,10 @@ from voicehost.storage.session import Session  # noqa: E402
 SCRIPTS = ROOT / "tests" / "scripts"
 
 
-@dataclass(frozen=True)
-class Script:
-    name: str
-    args: list[str]
-    feed: list[str]
-    expect: dict[str, str]
-
-
 def read_script(path: Path) -> Script:
-    """The parts of a script a soak needs (the format is described in tests/test_scripted_games.py)."""
-    lines = path.read_text(encoding="utf-8").split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    args: list[str] = []
-    expect: dict[str, str] = {}
-    feed: list[str] = []
-    for line in lines:
-        if not line.startswith("#"):
-            feed.append(line)
-            continue
-        header, _, value = line[1:].strip().partition(":")
-        if header.strip() == "args":
-            args = shlex.split(value)
-        elif header.strip() == "expect":
-            _, *fields = shlex.split(value)
-            expect = dict(field.split("=", 1) for field in fields)
-    return Script(path.stem, args, feed, expect)
+    """A script as the scripted-game tests play it (tests/scripting.py): said to the host the addressed
+    way unless the script chooses ``--listen`` itself."""
+    return parse_script(path)
 
 
 class QuietMouth:
@@ -109,7 +87,12 @@ def play(script: Script, folder: Path, timer: int | None = None) -> None:
         game,
         prompts,
         mouth,
-        settings=HostSettings(timer_seconds=args.timer, simulated=simulated, seed=int(settings["seed"])),
+        settings=HostSettings(
+            timer_seconds=args.timer,
+            simulated=simulated,
+            seed=int(settings["seed"]),
+            listening=Listening(args.listen or "open"),
+        ),
         on_events=session,
         new_game=lambda: new_game(board, variants),
         save_hint=str(save),
@@ -125,7 +108,7 @@ def play(script: Script, folder: Path, timer: int | None = None) -> None:
         host.close()
         session.close()
     last = host.game.events[-1].to_dict()
-    wrong = {key: (last.get(key), value) for key, value in script.expect.items() if str(last.get(key)) != value}
+    wrong = {key: (last.get(key), value) for key, value in script.expect_over.items() if str(last.get(key)) != value}
     if last["type"] != "game_over" or wrong:
         raise RuntimeError(f"{script.name}: the game did not end as its script expects: {last} {wrong}")
 
