@@ -84,6 +84,9 @@ class CompetitiveGame(Game[CompetitiveState]):
     def key_for(self, holder: str) -> tuple[Identity, ...]:
         return self.board.key
 
+    def clue_owner(self, giver: Player | None) -> str | None:
+        return self.players_team.value if self.variants.coop else self.team.value
+
     def public_counters(self) -> dict[str, Any]:
         state = self.state
         return {

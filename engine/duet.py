@@ -94,6 +94,9 @@ class DuetGame(Game[DuetState]):
     def key_for(self, holder: str) -> tuple[Identity, ...]:
         return self.board.side_key(Side(holder))
 
+    def clue_owner(self, giver: Player | None) -> str | None:
+        return None if giver is None else giver.value
+
     @property
     def current_player(self) -> Side | None:
         return self.state.giver

@@ -204,6 +204,11 @@ class Game(Generic[S]):
         """The key one of `KEY_HOLDERS` sees, card by card."""
         raise NotImplementedError
 
+    def clue_owner(self, giver: Player | None) -> str | None:
+        """Whose agents the clue now awaited is for: a team, or the Duet side of the clue giver (`giver`;
+        None while either player may give it)."""
+        raise NotImplementedError
+
     def public_counters(self) -> dict[str, Any]:
         """The counters the whole table may know (agents or greens left, tokens, whose turn)."""
         raise NotImplementedError

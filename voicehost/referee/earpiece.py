@@ -22,9 +22,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from engine.competitive import CompetitiveGame
 from engine.editions import AnyGame
-from engine.game import Phase
+from engine.game import Phase, Player
 from engine.legality import Reason
 from voicehost.display.listen import listen_part
 from voicehost.display.private import ruling_text
@@ -70,12 +69,10 @@ def answer(host: Host, command: Command, word: str = "") -> None:
     earpiece.say(key_text(game, host.p, owner, command))
 
 
-def key_owner(game: AnyGame, giver: object) -> str | None:
+def key_owner(game: AnyGame, giver: Player | None) -> str | None:
     """Whose key is read: the team whose spymaster gives the clue (co-op: the players' team), or the
     Duet side of the clue giver (`giver`, None while either player may give it)."""
-    if isinstance(game, CompetitiveGame):
-        return game.players_team.value if game.variants.coop else game.team.value
-    return getattr(giver, "value", None)
+    return game.clue_owner(giver)
 
 
 def key_text(game: AnyGame, p: Prompts, owner: str, command: Command) -> str:
