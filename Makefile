@@ -24,8 +24,8 @@ play: models
 
 lint: setup
 	$(BIN)/ruff check .
-	$(BIN)/ruff format --check engine
-	$(BIN)/mypy engine voicehost
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy engine voicehost bench
 
 # axe-core for the accessibility audit of the board page (the browser tests drive Debian's chromium)
 browser: tests/browser/node_modules/.installed

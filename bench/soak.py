@@ -82,7 +82,7 @@ def play(script: Script, folder: Path, timer: int | None = None) -> None:
     mouth = QuietMouth()
     prompts = Prompts.load(board.lang)
     log = EventLog(events, game.events[:1], resumed=False)
-    session = Session(save, log, settings, on_failure=lambda *_: mouth.say("not saved"), on_recovery=lambda: None)
+    session = Session(save, log, settings, on_failure=lambda *_: mouth.say("not saved"), on_recovery=lambda _what: None)
     host = Host(
         game,
         prompts,

@@ -187,7 +187,7 @@ def test_the_open_way_acts_on_moves_by_their_form() -> None:
 
 
 def test_a_name_the_transcript_left_out_counts_when_the_ears_heard_it() -> None:
-    """"Host, cherry" transcribed "cherry": the ears' `name_gain` (how much better the audio is explained
+    """ "Host, cherry" transcribed "cherry": the ears' `name_gain` (how much better the audio is explained
     with the name said first) decides, at the calibrated point; below it the card is only talk."""
     from voicehost.decision import calibration
     from voicehost.ears.heard import Heard
