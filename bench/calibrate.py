@@ -19,10 +19,11 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -33,6 +34,7 @@ from bench.corpus import Condition, Utterance, audio_of, boards, corpus, default
 from engine.lang import Lang
 from voicehost.decision import FEATURES, Calibration, evidence
 from voicehost.ears.context import make_context
+from voicehost.understanding.talk import form_of, spoken_host_name
 
 TARGET: Final = ROOT / "voicehost" / "decision" / "calibration.json"
 DEFAULT_CONDITIONS: Final = ("clean", "babble-10-reverb", "white-10")
@@ -42,6 +44,13 @@ L2: Final = 0.01
 ASK_PRECISION: Final = 0.5
 MIN_BAND: Final = 50
 """How many samples nearest a threshold say how often a card heard there is right."""
+NAME_CARDS: Final = 8
+NAME_CLUES: Final = 4
+NAME_CONDITIONS: Final = 2
+"""The host's name is weighed clean and in the first noisy condition (babble and reverb by default)."""
+NAME_FALSE_RATE: Final = 0.005
+NAME_ASK_FALSE_RATE: Final = 0.05
+"""At most one utterance in 200 said without the host's name is heard as said to it, on the tuning voices."""
 
 
 @dataclass(frozen=True)
@@ -101,11 +110,93 @@ def collect(
 
 
 def _save(store: Path, known: dict[str, Sample]) -> None:
-    store.parent.mkdir(parents=True, exist_ok=True)
     rows = [
         {"uid": s.uid, "condition": s.condition, "features": list(s.features), "right": s.right} for s in known.values()
     ]
+    _save_rows(store, rows)
+
+
+def _save_rows(store: Path, rows: list[dict[str, Any]]) -> None:
+    store.parent.mkdir(parents=True, exist_ok=True)
     store.write_text(json.dumps(rows), encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class NameSample:
+    uid: str
+    condition: str
+    gain: float  # the ears' `name_gain`
+    named: bool  # the host's name was said first
+    in_text: bool  # ...and the transcript has it: the words say so, the gain is not needed
+
+
+def named_corpus(utterances: Sequence[Utterance]) -> list[Utterance]:
+    """Moves and talk as they are said at the table, without the host's name, and the moves said to the
+    host ("Host, cherry"): NAME_CARDS cards and NAME_CLUES clues a voice, and all its talk."""
+    kept: list[Utterance] = []
+    per_voice: dict[tuple[str, str], int] = {}
+    for u in utterances:
+        cap = {"card": NAME_CARDS, "lead-in": NAME_CARDS, "clue": NAME_CLUES, "talk": 1000}.get(u.kind, 0)
+        key = (u.voice.id, u.kind)
+        if u.board != "test" or per_voice.get(key, 0) >= cap:
+            continue
+        per_voice[key] = per_voice.get(key, 0) + 1
+        kept.append(u)
+        if u.kind != "talk":
+            kept.append(replace(u, kind=f"named {u.kind}", text=f"{spoken_host_name(u.lang)}, {u.text}"))
+    return kept
+
+
+def collect_names(
+    recognizer: Any, utterances: Sequence[Utterance], conditions: Sequence[Condition], cache: Path
+) -> list[NameSample]:
+    """How much the host's name said first explains the audio better, with and without it said (cached)."""
+    store = cache.parent / f"name-samples-{_code_version()}.json"
+    known: dict[str, NameSample] = {}
+    if store.exists():
+        for item in json.loads(store.read_text(encoding="utf-8")):
+            known[f"{item['uid']}|{item['condition']}"] = NameSample(**item)
+    samples: list[NameSample] = []
+    todo = [(u, c) for u in named_corpus(utterances) for c in conditions]
+    for done, (utterance, condition) in enumerate(todo, 1):
+        key = f"{utterance.uid}|{condition.name}"
+        if key not in known:
+            name = spoken_host_name(utterance.lang)
+            cards = tuple(boards(utterance.lang)[utterance.board].cards)
+            context = make_context(utterance.lang, utterance.phase == "guess", cards, names=(name,))
+            heard = recognizer.recognize(audio_of(utterance, condition, cache), context)
+            named = utterance.kind.startswith("named")
+            in_text = form_of(heard.text, utterance.lang).addressed
+            gain = heard.name_gain if heard.name_gain is not None else -math.inf
+            known[key] = NameSample(utterance.uid, condition.name, gain, named, in_text)
+        samples.append(known[key])
+        if done % 100 == 0:
+            print(f"[calibrate] names {done}/{len(todo)}", file=sys.stderr, flush=True)
+            _save_rows(store, [asdict(s) for s in known.values()])
+    _save_rows(store, [asdict(s) for s in known.values()])
+    return samples
+
+
+def name_points(samples: Sequence[NameSample]) -> tuple[float, float, str]:
+    """The name gains from which an utterance whose transcript lacks the host's name counts as said to it:
+    `act` above all but NAME_FALSE_RATE of the utterances said without it (a card merely mentioned must
+    not become a move), `ask` above all but NAME_ASK_FALSE_RATE (asked back, never acted on: "Cereja?"
+    now and then after a mere mention is a small price for not ignoring a move said to the host)."""
+    unnamed = np.sort([s.gain for s in samples if not s.named and not s.in_text])
+
+    def point(false_rate: float) -> float:
+        return float(unnamed[min(len(unnamed) - 1, math.ceil((1 - false_rate) * len(unnamed)))]) + 1e-3
+
+    act, ask = point(NAME_FALSE_RATE), point(NAME_ASK_FALSE_RATE)
+    lost = [s for s in samples if s.named and not s.in_text]
+    said = sum(s.named for s in samples)
+    summary = (
+        f"{said - len(lost)} of {said} moves said to the host had the name in the transcript; "
+        f"of the other {len(lost)}, {sum(s.gain >= act for s in lost)} were heard addressed by the gain, "
+        f"{sum(ask <= s.gain < act for s in lost)} more asked back; of {len(unnamed)} said without it, "
+        f"{sum(unnamed >= act)} taken as addressed, {sum((unnamed >= ask) & (unnamed < act))} asked back"
+    )
+    return act, ask, summary
 
 
 def fit(samples: Sequence[Sample]) -> tuple[float, np.ndarray]:
@@ -166,6 +257,10 @@ def main(argv: list[str] | None = None) -> int:
     right = np.asarray([s.right for s in samples])
     probabilities = 1 / (1 + np.exp(-(x @ weights + bias)))
     act, ask = operating_points(probabilities, right)
+    name_conditions = conditions[:NAME_CONDITIONS]
+    name_gain, name_ask, name_summary = name_points(
+        collect_names(recognizer, utterances, name_conditions, options.cache)
+    )
     voices = sorted({u.voice.id for u in utterances})
     fitted = {
         "command": "python -m bench.calibrate --write",
@@ -175,6 +270,7 @@ def main(argv: list[str] | None = None) -> int:
         "samples": len(samples),
         "first_card_right": round(float(right.mean()), 3),
         "at_act": f"{int((probabilities >= act)[right].sum())} of {int(right.sum())} right cards acted on at once",
+        "name": name_summary,
     }
     calibration = Calibration(
         bias=bias,
@@ -183,6 +279,8 @@ def main(argv: list[str] | None = None) -> int:
         ask=round(ask, 4),
         answer_share=0.9,
         pass_share=0.9,
+        name_gain=round(name_gain, 3),
+        name_ask=round(name_ask, 3),
         fitted=fitted,
     )
     text = json.dumps(calibration.to_dict(), indent=1)

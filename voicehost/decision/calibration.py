@@ -29,6 +29,7 @@ class Calibration:
     answer_share: float  # "yes" or "no" after a question, taken from the scores from this share
     pass_share: float  # "pass" heard only by the scores is asked back from this share ("pass?")
     name_gain: float  # the ears' `name_gain` from which an utterance counts as said to the host, name unheard
+    name_ask: float  # ...from which it is asked back as if said to the host, hedged (below `name_gain`)
     fitted: Mapping[str, Any]  # what it was fitted on, for the record
 
     def probability(self, features: GuessFeatures) -> float:
@@ -53,6 +54,7 @@ class Calibration:
             answer_share=float(data["commands"]["answer_share"]),
             pass_share=float(data["commands"]["pass_share"]),
             name_gain=float(data.get("name", {}).get("gain", math.inf)),
+            name_ask=float(data.get("name", {}).get("ask", math.inf)),
             fitted=dict(data.get("fitted", {})),
         )
 
@@ -66,7 +68,7 @@ class Calibration:
                 "ask": self.ask,
             },
             "commands": {"answer_share": self.answer_share, "pass_share": self.pass_share},
-            "name": {"gain": self.name_gain},
+            "name": {"gain": self.name_gain, "ask": self.name_ask},
         }
 
 

@@ -252,7 +252,8 @@ class Host:
     def _hear(self, heard: Heard) -> None:
         game = self.game
         form = form_of(heard.text, game.board.lang, (self.settings.host_name,) if self.settings.host_name else ())
-        if not form.addressed and heard.name_gain is not None and heard.name_gain >= calibration().name_gain:
+        named = _name_heard(heard) if not (form.addressed or form.talk) else None
+        if named is not None:
             form = replace(form, addressed=True)  # the name was said, though the transcript left it out
         elif form.addressed:
             heard = replace(heard, text=form.text)  # the scores were of the whole utterance, name and all
@@ -260,6 +261,8 @@ class Host:
         # what the recognizer listened for (`listening_context`): the cards asked about, when asked
         cards = question.offers if question is not None and question.yes_no else game.visible_cards()
         understood = self._understand(heard, cards, question)
+        if named is Attention.ASK_BACK and isinstance(understood, NotUnderstood):
+            form = replace(form, addressed=False)  # likely said to the host, but nothing to ask back about
         if isinstance(understood, HeardCommand) and understood.command in KEY_REQUESTS:
             form = replace(form, talk=False)  # "Host, is OCEAN allowed?" is a request, not talk
         verdict = attend(
@@ -278,7 +281,7 @@ class Host:
                 self._hinted = True
                 self.say(self.t("listen.hint", name=self._name()), remember=False)
             return
-        if verdict is Attention.ASK_BACK:
+        if verdict is Attention.ASK_BACK or (named is Attention.ASK_BACK and verdict is Attention.TAKE):
             understood = _hedged(understood)
         side = side_named(heard.text, game.board.lang)
         if question is not None:
@@ -664,6 +667,16 @@ class Host:
         self._on_events(game, events)
         self.say(f"{intro} {self.announce.describe(events)}")
         self._after_change()
+
+
+def _name_heard(heard: Heard) -> Attention | None:
+    """Whether the ears heard the host's name the transcript left out (`Heard.name_gain`, at the points
+    calibrated on the tuning voices): TAKE when surely, ASK_BACK when likely (the move is asked back, never
+    acted on at once), None when not."""
+    gain, points = heard.name_gain, calibration()
+    if gain is None or gain < points.name_ask:
+        return None
+    return Attention.TAKE if gain >= points.name_gain else Attention.ASK_BACK
 
 
 def _hedged(understood: Understanding) -> Understanding:

@@ -59,6 +59,8 @@ TOKENS_PER_SECOND: Final = 8
 """The transcript's length cap grows with the utterance: short windows make Whisper loop."""
 MAX_LEAD_TOKENS: Final = 16
 MAX_LEADS: Final = 3
+NAME_REPLACES: Final = 2
+"""The host's name may have been transcribed as up to this many words ("Considero um ...")."""
 MAX_PRIORS: Final = 4096
 AGREEMENT_CONFIDENCE: Final = 0.95
 """A stop or a clue number the transcript and the scores agree on."""
@@ -190,10 +192,15 @@ class WhisperRecognizer:
     def _name_gain(self, memory: Memory, sot: list[int], text: str, names: tuple[str, ...]) -> float:
         """How much better the audio is explained with one of the host's names said first than by the
         transcript alone: a short name said before a move ("Host, cherry") is often left out of the
-        transcript, yet the decoder still hears it. The decision weighs it (`voicehost.decision`)."""
-        rest = text[:1].lower() + text[1:]
+        transcript or garbled ("Inscitaria, guindaste"), yet the decoder still hears it. The readings
+        tried put the name before the transcript, or in place of its first one or two words. The
+        decision weighs it (`voicehost.decision`)."""
+        words = text.split()
         pairs = [(sot, [*_tokens(self._tokenizer, text), self._eot])]
-        pairs += [(sot, [*self._name_tokens(name), *_tokens(self._tokenizer, rest), self._eot]) for name in names]
+        for dropped in range(min(NAME_REPLACES, len(words) - 1) + 1):
+            rest = " ".join(words[dropped:])
+            rest = rest[:1].lower() + rest[1:]
+            pairs += [(sot, [*self._name_tokens(name), *_tokens(self._tokenizer, rest), self._eot]) for name in names]
         scores = self._tree.score(memory, pairs)
         return max(scores[1:]) - scores[0]
 

@@ -304,7 +304,7 @@ class TreeScorer:
         for i in range(size):
             if parent[i] >= 0:
                 chain[i] = chain[parent[i]]
-            chain[i, depth[i]:] = i  # itself, and padding beyond its depth (masked below)
+            chain[i, depth[i] :] = i  # itself, and padding beyond its depth (masked below)
         mask = np.where(np.arange(deepest)[None, :] <= depth[:, None], np.float32(0), np.float32(-np.inf))
         scale = np.float32(1 / math.sqrt(self.head_size))
         x: Floats = self.embeddings[tokens].astype(np.float32) + self.positions[depth]
