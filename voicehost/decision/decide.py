@@ -33,6 +33,7 @@ from voicehost.understanding import (
     vocabulary,
 )
 from voicehost.understanding.positions import Grid
+from voicehost.understanding.talk import MAX_NAME_WORDS
 
 MAX_CANDIDATES: Final = 3
 ALTERNATIVE_SHARE: Final = 0.1
@@ -139,7 +140,8 @@ def _command(
     command = next(command for command, scored in vocabulary(lang).scored_words.items() if scored == word)
     if isinstance(said, HeardCommand) and said.command is command:
         return HeardCommand(heard.text, Action.ACCEPT, max(share, said.confidence), command)
-    if answering and command in (Command.YES, Command.NO) and share >= model.answer_share:
+    short = len(heard.text.split()) <= MAX_NAME_WORDS  # an answer is a word or two, not a sentence of talk
+    if answering and command in (Command.YES, Command.NO) and share >= model.answer_share and short:
         return HeardCommand(word, Action.ACCEPT, share, command)
     if command is Command.PASS and share >= model.pass_share:
         # "pass" on the scores alone would end a turn nobody ended ("repete" scores as "passo"): ask first

@@ -45,6 +45,7 @@ class Heard:
     closed: ClosedSet | None = None
     timings: tuple[tuple[str, float], ...] = ()  # (stage, ms): encode, transcript, scores
     name_gain: float | None = None  # log P(the host's name, then the transcript) - log P(the transcript) (Whisper)
+    name_words: int = 0  # how many of the transcript's first words that reading takes for the name ("FOST, music 2")
 
 
 class Recognizer(Protocol):

@@ -44,13 +44,17 @@ def attend(
     guessing: bool,
     answering: bool,
     lone_card: bool = False,
+    worded: bool = True,
 ) -> Attention:
     """What the host does with one utterance: `form` how it was said, `understood` what it means,
     `guessing` whether operatives are to guess now (else a clue is awaited), `answering` whether the host
     has just asked something (an answer needs no name: the host and the table are in a dialogue),
-    `lone_card` whether it is a visible card's name and nothing else."""
+    `lone_card` whether it is a visible card's name and nothing else, `worded` whether the words heard
+    name the card understood (False when only the ears' scores found it in garbled speech)."""
     if form.talk:
         return Attention.ASK_BACK if form.addressed else Attention.IGNORE
+    if answering and not form.addressed and isinstance(understood, HeardGuess) and not worded:
+        return Attention.ASK_BACK  # "PLANETA?" answered by talk that only scores as PLANETA: no confirmation
     if form.addressed or answering:
         return Attention.TAKE
     if isinstance(understood, HeardCommand):
@@ -64,7 +68,11 @@ def attend(
         return Attention.IGNORE  # "oceano, dois" while the operatives talk; a lone card while the spymaster thinks
     if not isinstance(understood, HeardClue | HeardGuess):
         return Attention.IGNORE  # not understood and not said to the host: nobody is waiting for an answer
-    return Attention.TAKE if listening is Listening.OPEN else _hint_if_sure(understood)
+    if listening is Listening.ADDRESSED:
+        return _hint_if_sure(understood)
+    if isinstance(understood, HeardGuess) and not worded:
+        return Attention.ASK_BACK  # open: a card only the scores found may be talk heard badly; ask, never act
+    return Attention.TAKE
 
 
 def _hint_if_sure(understood: Understanding) -> Attention:

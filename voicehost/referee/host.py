@@ -253,8 +253,10 @@ class Host:
         game = self.game
         form = form_of(heard.text, game.board.lang, (self.settings.host_name,) if self.settings.host_name else ())
         named = _name_heard(heard) if not (form.addressed or form.talk) else None
-        if named is not None:
-            form = replace(form, addressed=True)  # the name was said, though the transcript left it out
+        if named is not None:  # the name was said, though the transcript left it out or garbled it
+            said = " ".join(heard.text.split()[heard.name_words :])  # "FOST, music 2": the clue is music, 2
+            heard = replace(heard, text=said)
+            form = replace(form, text=said, addressed=True)
         elif form.addressed:
             heard = replace(heard, text=form.text)  # the scores were of the whole utterance, name and all
         question = self.question
@@ -272,6 +274,7 @@ class Host:
             guessing=game.state.phase in (Phase.GUESS, Phase.SUDDEN_DEATH),
             answering=question is not None,
             lone_card=self._lone_card(form, understood),
+            worded=self._worded(form, understood),
         )
         self.attention = verdict
         if verdict is Attention.IGNORE:
@@ -281,7 +284,8 @@ class Host:
                 self._hinted = True
                 self.say(self.t("listen.hint", name=self._name()), remember=False)
             return
-        if verdict is Attention.ASK_BACK or (named is Attention.ASK_BACK and verdict is Attention.TAKE):
+        hedge = verdict is Attention.ASK_BACK or (named is Attention.ASK_BACK and verdict is Attention.TAKE)
+        if hedge:
             understood = _hedged(understood)
         side = side_named(heard.text, game.board.lang)
         if question is not None:
@@ -290,7 +294,20 @@ class Host:
                 return
             if question.hear_afresh_on_all_cards():  # not one of the offered cards: the whole table
                 understood = self._understand(heard, game.visible_cards(), None)
+                if hedge:
+                    understood = _hedged(understood)
         self._act(understood, side)
+
+    def _worded(self, form: Form, understood: Understanding) -> bool:
+        """Whether the words heard, read as typed, name the card understood (the ears may have found it
+        in the scores alone, from speech whose transcript names nothing)."""
+        if not isinstance(understood, HeardGuess):
+            return True
+        game = self.game
+        read = understand(
+            form.text, phase=Hearing.GUESS, cards=game.visible_cards(), lang=game.board.lang, grid=self.grid
+        )
+        return isinstance(read, HeardGuess) and read.card == understood.card
 
     def _lone_card(self, form: Form, understood: Understanding) -> bool:
         """A visible card's name and nothing else, heard while a clue is awaited (it is no clue: a player

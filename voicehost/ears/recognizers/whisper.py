@@ -142,7 +142,8 @@ class WhisperRecognizer:
         else:
             found = None
         if context.names and text and not context.over_host:
-            found = replace(found or heard, name_gain=self._name_gain(memory, sot, text, context.names))
+            gain, replaced = self._name_gain(memory, sot, text, context.names)
+            found = replace(found or heard, name_gain=gain, name_words=replaced)
         done = time.perf_counter()
         timings = (
             ("encode", (encoded_at - started) * 1000),
@@ -189,20 +190,23 @@ class WhisperRecognizer:
         )
         return replace(heard, transcript_logprob=scores[-1], closed=closed)
 
-    def _name_gain(self, memory: Memory, sot: list[int], text: str, names: tuple[str, ...]) -> float:
+    def _name_gain(self, memory: Memory, sot: list[int], text: str, names: tuple[str, ...]) -> tuple[float, int]:
         """How much better the audio is explained with one of the host's names said first than by the
         transcript alone: a short name said before a move ("Host, cherry") is often left out of the
         transcript or garbled ("Inscitaria, guindaste"), yet the decoder still hears it. The readings
-        tried put the name before the transcript, or in place of its first one or two words. The
-        decision weighs it (`voicehost.decision`)."""
+        tried put the name before the transcript, or in place of its first one or two words; the best
+        one's gain, and how many words it replaced. The decision weighs it (`voicehost.decision`)."""
         words = text.split()
         pairs = [(sot, [*_tokens(self._tokenizer, text), self._eot])]
+        replaced: list[int] = []  # how many of the transcript's first words each reading puts the name in place of
         for dropped in range(min(NAME_REPLACES, len(words) - 1) + 1):
             rest = " ".join(words[dropped:])
             rest = rest[:1].lower() + rest[1:]
             pairs += [(sot, [*self._name_tokens(name), *_tokens(self._tokenizer, rest), self._eot]) for name in names]
+            replaced += [dropped] * len(names)
         scores = self._tree.score(memory, pairs)
-        return max(scores[1:]) - scores[0]
+        best = max(range(1, len(scores)), key=scores.__getitem__)
+        return scores[best] - scores[0], replaced[best - 1]
 
     def _name_tokens(self, name: str) -> list[int]:
         return list(_tokens(self._tokenizer, f"{name[:1].upper()}{name[1:]},"))
