@@ -27,7 +27,7 @@ from voicehost.ears.recordings import CHUNK_SECONDS
 from voicehost.ears.wav import read_wav
 from voicehost.referee.attention import Listening
 from voicehost.referee.host import Host, PendingClue
-from voicehost.referee.questions import ConfirmCommand, ConfirmGuess
+from voicehost.referee.questions import ConfirmBeforeActing, ConfirmCommand, ConfirmGuess
 from voicehost.understanding import normalize
 from voicehost.understanding.talk import spoken_host_name
 
@@ -40,6 +40,7 @@ CLUE_WORDS = {  # words whisper base transcribes from espeak-ng's voices (measur
 YES = {"en": "yes", "pt": "sim", "it": "sì"}
 NO = {"en": "no", "pt": "não", "it": "no"}
 PASS = {"en": "pass", "pt": "passo", "it": "passo"}
+UNDO = {"en": "undo that", "pt": "desfazer", "it": "annulla l'ultima"}
 LEAD_INS = {"en": "I think it's the {card}", "pt": "eu acho que é {card}", "it": "scelgo {card}"}
 SILENCE_S = 0.8
 MAX_TRIES = 4
@@ -48,7 +49,8 @@ MAX_UNHEARD = 4
 
 @dataclass(frozen=True)
 class Voice:
-    """How the players sound: an espeak-ng voice, a speed in words per minute, noise (SNR in dB)."""
+    """How the players sound: an espeak-ng voice and its speed in words per minute, or a person-like test
+    voice of the bench ("rhvoice:bdl", "mbrola:mb-pt1", "pico:it-IT", at its own speed); noise (SNR in dB)."""
 
     name: str
     speed: int = 150
@@ -56,15 +58,8 @@ class Voice:
 
 
 def speak(text: str, voice: Voice, rng: np.random.Generator) -> Audio:
-    """`text` said by espeak-ng, at 16 kHz, with white noise at the voice's SNR."""
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "say.wav"
-        subprocess.run(
-            ["espeak-ng", "-v", voice.name, "-s", str(voice.speed), "-w", str(path), text],
-            check=True,
-            env={**os.environ, "LC_ALL": "C.UTF-8"},
-        )
-        audio = read_wav(path)
+    """`text` said by the voice, at 16 kHz, with white noise at the voice's SNR."""
+    audio = _person_like(text, voice.name) if ":" in voice.name else _espeak(text, voice)
     if voice.snr_db is not None:
         power = float(np.mean(audio**2)) or 1e-8
         noise = rng.normal(0.0, np.sqrt(power / 10 ** (voice.snr_db / 10)), len(audio)).astype(np.float32)
@@ -72,11 +67,37 @@ def speak(text: str, voice: Voice, rng: np.random.Generator) -> Audio:
     return audio
 
 
+def _person_like(text: str, voice_id: str) -> Audio:
+    import pytest
+
+    from bench.corpus import default_cache
+    from bench.voices import VOICES, synthesize, why_unavailable
+
+    voice = next(v for voices in VOICES.values() for v in voices if v.id == voice_id)
+    missing = why_unavailable(voice)
+    if missing:
+        pytest.fail(f"the test voice {voice_id} is not installed ({missing}): see README, Development")
+    return synthesize(voice, text, cache_dir=default_cache())
+
+
+def _espeak(text: str, voice: Voice) -> Audio:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "say.wav"
+        subprocess.run(
+            ["espeak-ng", "-v", voice.name, "-s", str(voice.speed), "-w", str(path), text],
+            check=True,
+            env={**os.environ, "LC_ALL": "C.UTF-8"},
+        )
+        return read_wav(path)
+
+
 @dataclass
 class Tally:
     utterances: int = 0
     asks: int = 0  # questions the host asked back, or re-prompts
     wrong_reveals: list[str] = field(default_factory=list)
+    undone: int = 0  # wrong reveals taken back by voice ("undo that", then "yes")
+    game_ending_wrong: int = 0  # wrong reveals that ended the game
     failures: list[str] = field(default_factory=list)  # moves the host never understood
     audio_seconds: float = 0.0
 
@@ -133,10 +154,15 @@ class Table:
         """One utterance; a move is said to the host by its name when it listens the addressed way (an
         answer to its question needs no name)."""
         self.tally.utterances += 1
-        if not answer and self.host.listening is Listening.ADDRESSED:
-            text = f"{spoken_host_name(self.host.game.board.lang)}, {text}"
-        yield from self._chunked(speak(text, self.voice, self.rng))
+        yield from self._chunked(speak(self.as_said(text, answer=answer), self.voice, self.rng))
         yield from self._silence(SILENCE_S)
+
+    def as_said(self, text: str, *, answer: bool = False) -> str:
+        """The words as a player says them: a move to the host by its name when it listens the addressed
+        way ("host, walrus"); an answer to its question needs no name."""
+        if not answer and self.host.listening is Listening.ADDRESSED:
+            return f"{spoken_host_name(self.host.game.board.lang)}, {text}"
+        return text
 
     # ---- the players' strategy ---------------------------------------------------------------
 
@@ -199,6 +225,11 @@ class Table:
             if revealed:
                 if revealed[0] != card:
                     self.tally.wrong_reveals.append(f"{revealed[0]} for {card}")
+                    if game.over:  # the assassin, or the other team's last agent: nothing to take back
+                        self.tally.game_ending_wrong += 1
+                    else:  # as a table would: take it back (the host asks first), then go on
+                        undone = yield from self._until(UNDO[self.family], lambda kinds: EventType.UNDO in kinds)
+                        self.tally.undone += undone
                 return True
             self.tally.asks += 1
             if isinstance(self.host.question, ConfirmGuess):
@@ -234,7 +265,7 @@ class Table:
                 self.tally.asks += 1
                 if self.host.question is None:
                     break  # not understood: say it again
-                right = isinstance(self.host.question, ConfirmCommand) or self._is_meant(
+                right = isinstance(self.host.question, ConfirmCommand | ConfirmBeforeActing) or self._is_meant(
                     self.host.pending_clue, clue_word
                 )
                 yield from self._say(YES[self.family] if right else NO[self.family], answer=True)

@@ -310,15 +310,15 @@ class SatelliteTable(Table):
             for _ in range(MAX_TRIES):
                 if self.host.finished or self.host.question is None:
                     break
-                for _ in self._say("yes"):
+                for _ in self._say("yes", answer=True):
                     pass
             if self.host.finished:
                 return
 
-    def _say(self, text: str) -> Iterator[Audio]:
+    def _say(self, text: str, *, answer: bool = False) -> Iterator[Audio]:
         self.harness.before_line()
         self.tally.utterances += 1
-        self.harness.say(speak(text, self.voice, self.rng))
+        self.harness.say(speak(self.as_said(text, answer=answer), self.voice, self.rng))
         yield from ()
 
 

@@ -1,7 +1,6 @@
 """Table talk by voice: discussion said by person-like voices over other players' babble, heard by the
 real Whisper base model, never moves the game in either way of playing, and gets silence in the
-addressed one (in the open one, talk half heard as a card may be asked back: the reason the addressed
-way is the default by voice).
+addressed one (in the open one, talk half heard as a card may be asked back, never acted on).
 
 The voices are the corpus's held-out ones (bench/corpus.py: never used to tune anything); the noise is
 four other voices talking at 10 dB below the player (bench/noise.py). The host waits for guesses, with a

@@ -178,8 +178,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--listen",
         choices=["addressed", "open"],
         default=None,
-        help="addressed (default by voice): a move counts only said to the host, 'Host, cherry' or "
-        "'cherry, final answer'; open (default by text): every move heard counts. Table talk is left alone either way",
+        help="open (the default): every move heard counts, table talk is left alone; addressed: a move counts "
+        "only said to the host, 'Host, cherry' or 'cherry, final answer' (for a table that names cards a lot)",
     )
     play.add_argument(
         "--host-name", type=host_name, default=None, metavar="NAME", help="another name the players call the host by"

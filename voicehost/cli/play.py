@@ -137,7 +137,7 @@ def _host(
         simulated=settings.get("simulated", "random"),
         seed=int(settings.get("seed") or 0),
         key_pages=isinstance(display, WebDisplay),
-        listening=Listening(args.listen or ("open" if args.text else "addressed")),
+        listening=Listening(args.listen or "open"),  # by voice too: README, "Who the host listens to"
         host_name=args.host_name or "",
         unheard=unheard,  # vosk: the cards outside the model's words, to be named by their place
     )
