@@ -133,6 +133,10 @@ def _matmul_integer_model(weight: npt.NDArray[np.int8]) -> bytes:
 
 
 QUANTIZE_ROWS: Final = 4096
+ATTENTION_BLOCK: Final = 128
+PROJECTION_BLOCK: Final = 128
+"""Rows projected onto the vocabulary at once: 128 x 51,865 floats are 27 MB."""
+"""Nodes whose ancestor chains are gathered at once: heads x nodes x depth x head size floats each."""
 
 
 class Int8Linear:
@@ -286,13 +290,22 @@ class TreeScorer:
             sequence = (*prefix, *candidate)
             node(sequence[:-1])
             wanted.append([(index[sequence[:i]], sequence[i]) for i in range(len(prefix), len(sequence))])
-        rows = sorted({node_index for steps in wanted for node_index, _ in steps})
+        needed: dict[int, set[int]] = {}  # node -> the tokens scored after it
+        for steps in wanted:
+            for node_index, token in steps:
+                needed.setdefault(node_index, set()).add(token)
+        rows = sorted(needed)
         hidden = self._forward(np.asarray(tokens), np.asarray(depth), parent, memory)
-        logits = self.projection(hidden[rows])
-        top = logits.max(-1)
-        log_z = top + np.log(np.exp(logits - top[:, None]).sum(-1))
-        where = {node_index: row for row, node_index in enumerate(rows)}
-        return [float(sum(logits[where[n], t] - log_z[where[n]] for n, t in steps)) for steps in wanted]
+        logprob: dict[tuple[int, int], float] = {}
+        for start in range(0, len(rows), PROJECTION_BLOCK):  # rows x vocabulary floats: a block at a time
+            block = rows[start : start + PROJECTION_BLOCK]
+            logits = self.projection(hidden[block])
+            top = logits.max(-1)
+            log_z = top + np.log(np.exp(logits - top[:, None]).sum(-1))
+            for row, node_index in enumerate(block):
+                for token in needed[node_index]:
+                    logprob[(node_index, token)] = float(logits[row, token] - log_z[row])
+        return [float(sum(logprob[step] for step in steps)) for steps in wanted]
 
     def _forward(self, tokens: npt.NDArray[Any], depth: npt.NDArray[Any], parent: list[int], memory: Memory) -> Floats:
         """The decoder over the whole tree at once. A node attends to itself and its ancestors only (one
@@ -314,12 +327,20 @@ class TreeScorer:
 
         for layer, (memory_keys, memory_values) in zip(self.layers, memory, strict=True):
             query, key, value = split(layer["self_attention/linear_0"](_layer_norm(x, *layer["self_attention"])))
-            keys = key[:, chain].transpose(0, 1, 3, 2)  # (heads, nodes, head size, depth)
-            weights = _softmax(((query * scale)[:, :, None, :] @ keys)[:, :, 0, :] + mask)
-            attended = (weights[:, :, None, :] @ value[:, chain])[:, :, 0, :]
+            attended = np.empty_like(query)
+            for start in range(0, size, ATTENTION_BLOCK):  # a block of nodes at a time: the gathered chains are big
+                block = slice(start, start + ATTENTION_BLOCK)
+                keys = key[:, chain[block]].transpose(0, 1, 3, 2)  # (heads, nodes, head size, depth)
+                weights = _softmax(((query[:, block] * scale)[:, :, None, :] @ keys)[:, :, 0, :] + mask[block])
+                attended[:, block] = (weights[:, :, None, :] @ value[:, chain[block]])[:, :, 0, :]
             x = x + layer["self_attention/linear_1"](attended.transpose(1, 0, 2).reshape(size, self.width))
             query = split(layer["attention/linear_0"](_layer_norm(x, *layer["attention"])))[0]
-            attended = _softmax((query * scale) @ memory_keys.transpose(0, 2, 1)) @ memory_values
+            attended = np.empty_like(query)
+            for start in range(0, size, ATTENTION_BLOCK):  # nodes x audio frames scores: a block at a time
+                block = slice(start, start + ATTENTION_BLOCK)
+                attended[:, block] = (
+                    _softmax((query[:, block] * scale) @ memory_keys.transpose(0, 2, 1)) @ memory_values
+                )
             x = x + layer["attention/linear_2"](attended.transpose(1, 0, 2).reshape(size, self.width))
             x = x + layer["ffn/linear_1"](_gelu(layer["ffn/linear_0"](_layer_norm(x, *layer["ffn"]))))
         return _layer_norm(x, *self.final_norm)
