@@ -134,9 +134,9 @@ def _matmul_integer_model(weight: npt.NDArray[np.int8]) -> bytes:
 
 QUANTIZE_ROWS: Final = 4096
 ATTENTION_BLOCK: Final = 128
+"""Nodes attended for at once: their gathered ancestor chains, and their scores over the audio's frames."""
 PROJECTION_BLOCK: Final = 128
 """Rows projected onto the vocabulary at once: 128 x 51,865 floats are 27 MB."""
-"""Nodes whose ancestor chains are gathered at once: heads x nodes x depth x head size floats each."""
 
 
 class Int8Linear:
