@@ -60,8 +60,6 @@ TOKENS_PER_SECOND: Final = 8
 MAX_LEAD_TOKENS: Final = 16
 MAX_LEADS: Final = 3
 NAME_REPLACES: Final = 2
-M_MMAP_THRESHOLD: Final = -3  # glibc's mallopt parameter
-MMAP_THRESHOLD: Final = 1 << 20
 """The host's name may have been transcribed as up to this many words ("Considero um ...")."""
 MAX_PRIORS: Final = 4096
 AGREEMENT_CONFIDENCE: Final = 0.95
@@ -90,7 +88,6 @@ class WhisperRecognizer:
     def __init__(self, model_dir: Path, *, threads: int | None = None, compute_type: str = "int8") -> None:
         for name, value in NUMERICS.items():
             os.environ.setdefault(name, value)
-        _large_blocks_straight_from_the_system()
         try:
             from faster_whisper import WhisperModel
         except ImportError:
@@ -447,19 +444,6 @@ def _logaddexp(a: float, b: float) -> float:
 
 
 @lru_cache(maxsize=4096)
-def _large_blocks_straight_from_the_system() -> None:
-    """glibc keeps freed memory for reuse and, after a large block is freed, raises the size from which it
-    maps blocks directly: the tree decoder's per-utterance arrays (tens of MB, new shapes each time)
-    then pile up in the heap. A fixed threshold of MMAP_THRESHOLD bytes gives them back when freed.
-    Elsewhere than glibc, nothing to do."""
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6").mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
-    except (OSError, AttributeError):
-        pass
-
-
 def _return_freed_memory() -> None:
     """Loading quantizes the decoder a block at a time; what glibc kept of those blocks goes back (~120 MB)."""
     try:
