@@ -28,7 +28,7 @@ from voicehost.decision import decide
 from voicehost.ears.audio import Audio
 from voicehost.ears.context import Context, make_context
 from voicehost.ears.heard import Heard, Recognizer
-from voicehost.referee.attention import Attention, Listening, attend
+from voicehost.referee.attention import Attention, Listening, attend, hedged
 from voicehost.understanding import (
     Action,
     HeardClue,
@@ -42,7 +42,6 @@ from voicehost.understanding import (
     understand,
 )
 from voicehost.understanding.positions import Grid
-from voicehost.understanding.results import READ_ONLY
 from voicehost.understanding.talk import form_of, spoken_host_name
 
 HOST: Final = "whisper-base, host"
@@ -124,24 +123,13 @@ def host_hears(
         form, understood, listening=listening, guessing=guessing, answering=answering, lone_card=lone_card
     )
     if attention is Attention.ASK_BACK:
-        understood = _hedged(understood)
+        understood = hedged(understood)
     return attention, understood
 
 
 def _accepted_card(text: str, cards: Sequence[str], lang: Lang) -> bool:
     alone = understand(text, phase=Phase.GUESS, cards=cards, lang=lang)
     return isinstance(alone, HeardGuess) and alone.action is Action.ACCEPT
-
-
-def _hedged(understood: Understanding) -> Understanding:
-    """As `referee.host._hedged`: said to the host but hedged, so asked back, never acted on at once."""
-    if understood.action is not Action.ACCEPT:
-        return understood
-    if isinstance(understood, HeardCommand) and understood.command in READ_ONLY:
-        return understood
-    if isinstance(understood, HeardGuess | HeardClue | HeardCommand):
-        return replace(understood, action=Action.CONFIRM)
-    return NotUnderstood(understood.heard, Action.REPROMPT, understood.confidence)
 
 
 def meant(utterance: Utterance | KoreanWord, understood: Understanding, lang: Lang) -> bool:

@@ -9,9 +9,10 @@ verdict says.
 from __future__ import annotations
 
 import enum
+from dataclasses import replace
 from typing import Final
 
-from voicehost.understanding import HeardClue, HeardCommand, HeardGuess, Understanding
+from voicehost.understanding import HeardClue, HeardCommand, HeardGuess, NotUnderstood, Understanding
 from voicehost.understanding.results import READ_ONLY, Action, Command
 from voicehost.understanding.talk import Form
 
@@ -79,3 +80,14 @@ def _hint_if_sure(understood: Understanding) -> Attention:
     """The hint is for a player who clearly made a move without the name; a line only half heard as one
     is far more often talk about a card, and a hint there would be the host butting in."""
     return Attention.HINT if understood.action is Action.ACCEPT else Attention.IGNORE
+
+
+def hedged(understood: Understanding) -> Understanding:
+    """A move said to the host but hedged ("Host, maybe the piano"): asked back, never acted on at once."""
+    if understood.action is not Action.ACCEPT:
+        return understood
+    if isinstance(understood, HeardCommand) and understood.command in READ_ONLY:
+        return understood
+    if isinstance(understood, HeardGuess | HeardClue | HeardCommand):
+        return replace(understood, action=Action.CONFIRM)
+    return NotUnderstood(understood.heard, Action.REPROMPT, understood.confidence)

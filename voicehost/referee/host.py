@@ -27,7 +27,7 @@ from voicehost.ears.heard import Heard
 from voicehost.prompts import Prompts
 from voicehost.referee import earpiece as by_ear
 from voicehost.referee.announcer import Announcer, announcer_for
-from voicehost.referee.attention import Attention, Listening, attend
+from voicehost.referee.attention import Attention, Listening, attend, hedged
 from voicehost.referee.questions import (
     AskClueGiver,
     AskGuesser,
@@ -55,7 +55,7 @@ from voicehost.understanding import (
 )
 from voicehost.understanding import Phase as Hearing
 from voicehost.understanding.checks import clue_check
-from voicehost.understanding.results import KEY_REQUESTS, READ_ONLY, HeardClueCheck
+from voicehost.understanding.results import KEY_REQUESTS, HeardClueCheck
 from voicehost.understanding.talk import Form, form_of, spoken_host_name
 
 __all__ = ["Host", "HostSettings", "Mouth", "PendingClue"]
@@ -286,7 +286,7 @@ class Host:
             return
         hedge = verdict is Attention.ASK_BACK or (named is Attention.ASK_BACK and verdict is Attention.TAKE)
         if hedge:
-            understood = _hedged(understood)
+            understood = hedged(understood)
         side = side_named(heard.text, game.board.lang)
         if question is not None:
             self.question = None
@@ -295,7 +295,7 @@ class Host:
             if question.hear_afresh_on_all_cards():  # not one of the offered cards: the whole table
                 understood = self._understand(heard, game.visible_cards(), None)
                 if hedge:
-                    understood = _hedged(understood)
+                    understood = hedged(understood)
         self._act(understood, side)
 
     def _worded(self, form: Form, understood: Understanding) -> bool:
@@ -694,14 +694,3 @@ def _name_heard(heard: Heard) -> Attention | None:
     if gain is None or gain < points.name_ask:
         return None
     return Attention.TAKE if gain >= points.name_gain else Attention.ASK_BACK
-
-
-def _hedged(understood: Understanding) -> Understanding:
-    """A move said to the host but hedged ("Host, maybe the piano"): asked back, never acted on at once."""
-    if understood.action is not Action.ACCEPT:
-        return understood
-    if isinstance(understood, HeardCommand) and understood.command in READ_ONLY:
-        return understood
-    if isinstance(understood, HeardGuess | HeardClue | HeardCommand):
-        return replace(understood, action=Action.CONFIRM)
-    return NotUnderstood(understood.heard, Action.REPROMPT, understood.confidence)
