@@ -36,13 +36,13 @@ from voicehost.ears.audio import SAMPLE_RATE, Audio
 from voicehost.ears.context import Context, deck_fillers
 from voicehost.ears.heard import Heard
 from voicehost.ears.judge import context_for
+from voicehost.ears.recognizers.vosk.decoder import to_pcm16
 from voicehost.ears.recognizers.vosk.endpoint import CONTINUATION_SILENCE_MS, ENDPOINT_SILENCE_MS
 from voicehost.ears.recognizers.vosk.recognizer import (
     FILLER_CONFIDENCE,
     KEYWORD_REPEATS,
     WARM_UP_SECONDS,
     VoskRecognizer,
-    to_pcm16,
 )
 from voicehost.ears.voice_check import NOT_SPEECH_CONFIDENCE, sounds_like_a_voice, speech_evidence
 from voicehost.prompts import Prompts

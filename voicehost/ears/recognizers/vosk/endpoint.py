@@ -15,17 +15,17 @@ import time
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from voicehost.ears.audio import Audio
+from voicehost.ears.context import Context
 from voicehost.ears.heard import ContextSource, Heard
+from voicehost.ears.recognizers.vosk.decoder import Decoder, elapsed_ms
+from voicehost.ears.recognizers.vosk.grammar import Grammar
 from voicehost.ears.voice_check import NOT_SPEECH_CONFIDENCE
-
-if TYPE_CHECKING:
-    from voicehost.ears.recognizers.vosk.recognizer import Grammar, VoskRecognizer
 
 LEVEL_FRAME_S: Final = 0.01
 """The endpointer follows the stream's loudness in 10 ms frames (dB of the mean power)."""
@@ -40,7 +40,7 @@ And on the quiet inside words: espeak-ng's stop closures last 30-50 ms in ko, pt
 120-300 ms of quiet put inside the ko nouns, the results are the same as with vosk's endpointer
 (23, 21 and 17 right of 32, against 23, 21 and 19; 3, 2 and 4 wrong cards at a confidence the host
 acts on, the same as vosk's): a half word is either held (EARLY_MIN_CONFIDENCE, `Grammar.ends_one_guess`)
-or its rest comes out doubtful (`_Listening._end`)."""
+or its rest comes out doubtful (`Listening._end`)."""
 CONTINUATION_SILENCE_MS: Final = 500
 """How long a held cut waits for the player to go on, from the end of the speech: vosk's own rule
 after a complete phrase (rule2 of the models' conf/model.conf), so a pause that vosk kept inside one
@@ -77,6 +77,29 @@ leaves vosk a new feature pipeline, which decodes better after some quiet (with 
 word halves came out right, with the utterance's 0.5 s 17, as with vosk's endpointer)."""
 MAX_REPLAY_S: Final = 10.0
 """Longer utterances end by vosk's endpointer only (a held one would be decoded again at length)."""
+
+
+class Decoding(Protocol):
+    """What `Listening` needs of the recognizer whose utterances it ends (`VoskRecognizer`): its decoders,
+    and how it reads their results. A protocol, so that this module need not import the recognizer."""
+
+    @property
+    def sample_rate(self) -> int: ...
+
+    def decoder_for(self, context: Context) -> tuple[Decoder, Grammar | None]:
+        """A decoder at the start of an utterance in this context, and the grammar it holds: None when
+        only vosk's endpointer may end its utterances (free words)."""
+        ...
+
+    def heard(self, result_json: str, decoder: Decoder, started: float, spent_ms: float) -> Heard | None:
+        """The Heard of a result that vosk's endpointer or the stream's end closed; None for no words."""
+        ...
+
+    def early_result(
+        self, result_json: str, decoder: Decoder, started: float, spent_ms: float, grammar: Grammar
+    ) -> tuple[Heard | None, bool]:
+        """The Heard of an utterance cut early, and whether it can go to the host at once."""
+        ...
 
 
 def _frame_levels(audio: npt.NDArray[Any], frame: int) -> npt.NDArray[np.float64]:
@@ -174,15 +197,15 @@ class _Cut:
     tail: list[Audio] = field(default_factory=list)  # heard since the cut, while it waits
 
 
-class _Listening:
+class Listening:
     """One `VoskRecognizer.listen`: the utterance under way with its decoder and grammar, the stream's
     loudness, and a cut that waits to see whether the player goes on."""
 
-    def __init__(self, recognizer: VoskRecognizer, context: ContextSource) -> None:
+    def __init__(self, recognizer: Decoding, context: ContextSource) -> None:
         self.recognizer = recognizer
         self.context = context
         self.current = context()
-        self.decoder = recognizer._recognizer_for(self.current)
+        self.decoder, self.grammar = recognizer.decoder_for(self.current)
         self.levels = _Levels(recognizer.sample_rate)
         self.utterance = _Utterance(0)
         self.spent_ms = 0.0  # time spent inside vosk on this utterance's audio: its decode cost
@@ -210,20 +233,18 @@ class _Listening:
             return
         started = time.perf_counter()
         yield from self._end(
-            self.recognizer._heard(self.decoder.kaldi.FinalResult(), self.decoder, started, self.spent_ms)
+            self.recognizer.heard(self.decoder.kaldi.FinalResult(), self.decoder, started, self.spent_ms)
         )
 
     def _feed(self, start: int, piece: Audio) -> Iterator[Heard | tuple[int, Audio]]:
         """Feed the decoder, up to where quiet ends the utterance early if it does."""
-        from voicehost.ears.recognizers.vosk.recognizer import _ms  # here: vosk_engine imports this module
-
         wanted = self.context()
         if wanted != self.current and not _partial(self.decoder.kaldi):
-            self.current, self.decoder = wanted, self.recognizer._recognizer_for(wanted)
+            self.current, (self.decoder, self.grammar) = wanted, self.recognizer.decoder_for(wanted)
             self.spent_ms, self.utterance = 0.0, _Utterance(start)
         end = start + len(piece)
         self._watch_after(end)
-        grammar = self.recognizer.grammar_for(self.current) if self.decoder is self.recognizer._closed else None
+        grammar = self.grammar  # None: only vosk's endpointer ends this utterance
         cut = self._end_of_speech(grammar, start, end)
         fed = piece if cut is None else piece[: cut.at - start]
         if len(fed) < len(piece):
@@ -232,27 +253,25 @@ class _Listening:
         ended = self.decoder.accept(fed) if len(fed) else False
         self.utterance.add(fed, keep=cut is not None or self._may_cut(grammar, len(fed)))
         if ended:  # vosk's own endpointer
-            heard = self.recognizer._heard(self.decoder.kaldi.Result(), self.decoder, started, self.spent_ms)
+            heard = self.recognizer.heard(self.decoder.kaldi.Result(), self.decoder, started, self.spent_ms)
             self.spent_ms, self.utterance = 0.0, _Utterance(start + len(fed))
             yield from self._end(heard)  # the next chunk starts a new utterance, and reads the context again
             return
         if cut is None or grammar is None:
-            self.spent_ms += _ms(started)
+            self.spent_ms += elapsed_ms(started)
             return
         result = self.decoder.kaldi.FinalResult()  # decodes all that was fed (vosk lags), ends the utterance
-        read = self.recognizer._read(result, self.decoder, started, self.spent_ms, early=True)
-        cut.heard = self._placed(read.heard if read else None, cut)
-        if self.recognizer._complete(read, grammar):
+        heard, complete = self.recognizer.early_result(result, self.decoder, started, self.spent_ms, grammar)
+        cut.heard = self._placed(heard, cut)
+        if complete:
             self.spent_ms, self.utterance, self.after = 0.0, _Utterance(cut.at), cut
             yield from self._end(cut.heard)
         else:
             self.held = cut
-            self.spent_ms += _ms(started)
+            self.spent_ms += elapsed_ms(started)
 
     def _wait(self, start: int, piece: Audio) -> Iterator[Heard | tuple[int, Audio]]:
         """While a cut is held: nothing is fed until the player goes on or CONTINUATION_SILENCE_MS pass."""
-        from voicehost.ears.recognizers.vosk.recognizer import _ms  # here: vosk_engine imports this module
-
         held = self.held
         assert held is not None
         held.tail.append(piece)
@@ -263,11 +282,11 @@ class _Listening:
             self.held, self.utterance = None, _Utterance(end - len(again), [again], len(again))
             started = time.perf_counter()
             if self.decoder.accept(again):  # vosk's endpointer, on what was decoded again
-                heard = self.recognizer._heard(self.decoder.kaldi.Result(), self.decoder, started, self.spent_ms)
+                heard = self.recognizer.heard(self.decoder.kaldi.Result(), self.decoder, started, self.spent_ms)
                 self.spent_ms, self.utterance = 0.0, _Utterance(end)
                 yield from self._end(heard)
             else:
-                self.spent_ms += _ms(started)
+                self.spent_ms += elapsed_ms(started)
         elif end // self.levels.frame >= until:
             self.held, self.spent_ms, self.utterance = None, 0.0, _Utterance(held.at)
             yield from self._end(held.heard)

@@ -47,10 +47,8 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 from typing import Any, Final
 
@@ -59,7 +57,9 @@ import numpy as np
 from voicehost.ears.audio import SAMPLE_RATE, Audio
 from voicehost.ears.context import Context
 from voicehost.ears.heard import ContextSource, Heard
-from voicehost.ears.recognizers.vosk.endpoint import MAX_REPLAY_S, REPLAY_LEAD_S, _Listening
+from voicehost.ears.recognizers.vosk.decoder import Decoder, Tape, elapsed_ms
+from voicehost.ears.recognizers.vosk.endpoint import MAX_REPLAY_S, REPLAY_LEAD_S, Listening
+from voicehost.ears.recognizers.vosk.grammar import Grammar
 from voicehost.ears.recognizers.vosk.vocabulary import spell, unheard_of
 from voicehost.ears.voice_check import NOT_SPEECH_CONFIDENCE, sounds_like_a_voice, speech_evidence
 from voicehost.speech_models import ModelError
@@ -77,13 +77,6 @@ IVECTOR_INPUT: Final = b"input-node name=ivector"
 CONFIG_SEARCH_BYTES: Final = 16 << 20
 """The nnet3 config follows the transition model, 170 KB into the Korean final.mdl; big models have more."""
 
-MIN_SPEECH_SPAN_S: Final = 0.3
-"""Shorter words are judged with the audio around them: vosk's word times come in 30 ms steps and a
-short word gives too few frames for a spread."""
-MAX_SPEECH_SPAN_S: Final = 6.0
-"""Only this much of the words' audio is analysed: a card name is short, and the cost stays bounded."""
-TAPE_SECONDS: Final = 20.0
-"""Audio kept per recognizer to find the words in (longer utterances are judged on what is left)."""
 
 EARLY_MIN_CONFIDENCE: Final = 0.95
 """The word confidence (vosk's, after the speech check) an early cut needs to go to the host at once;
@@ -128,126 +121,6 @@ at once or asked back, 24, 23 and 23 of 32 (held out: 46, 44 and 40 of 64; never
 300) instead of being nothing heard: operatives talk among themselves while they guess."""
 WARM_UP_SECONDS: Final = 0.5
 """Faint hiss each recognizer decodes at load (`VoskRecognizer._warm_up`)."""
-
-
-@dataclass(frozen=True)
-class Grammar:
-    """The phrases vosk may hear while guessing, and those it cannot (a word outside the model)."""
-
-    phrases: tuple[str, ...]
-    unknown: tuple[str, ...] = ()
-    cards: tuple[str, ...] = ()  # the phrases that are cards
-    fillers: tuple[str, ...] = ()  # the phrases that are other words of the language: no card, no command
-    repeats: int = 1  # how many times every phrase but a filler is written into the JSON (KEYWORD_REPEATS)
-
-    @cached_property
-    def without_fillers(self) -> Grammar:
-        """The same grammar with no fillers: what a filler result is decoded again in."""
-        fillers = frozenset(self.fillers)
-        return Grammar(tuple(p for p in self.phrases if p not in fillers), self.unknown, self.cards)
-
-    @cached_property
-    def filler_words(self) -> frozenset[str]:
-        """The words of the fillers: none of them is a word of a card or another phrase (`grammar_for`),
-        so a result word among them is a filler wherever it stands."""
-        return frozenset(word for filler in self.fillers for word in filler.split())
-
-    def to_json(self) -> str:
-        """vosk's grammar argument; raw UTF-8 because vosk's JSON reader ignores \\u escapes.
-
-        vosk estimates a bigram model from the phrases it is given, counting each as often as it is
-        listed: every phrase but a filler is listed `repeats` times, so a filler weighs that much less."""
-        fillers = frozenset(self.fillers)
-        listed = [phrase for phrase in self.phrases for _ in range(1 if phrase in fillers else self.repeats)]
-        return json.dumps(listed, ensure_ascii=False)
-
-    def ends_one_guess(self, words: Sequence[str]) -> bool:
-        """Whether these words can be a whole utterance: they end with a whole phrase that no longer
-        phrase goes on from, and name no card before it.
-
-        vosk turns a grammar into a word bigram model, so it decodes any run of the grammar's words:
-        "passo" alone where only "passo a vez" is a phrase, a lead-in as other cards. Words that could
-        still become a longer phrase ("não" of "não é isso") are not a whole utterance yet."""
-        whole, started, cards = self._parts
-        tails = [tuple(words[-n:]) for n in range(len(words), 0, -1)]  # longest first
-        if any(tail in started for tail in tails):
-            return False
-        last = next((tail for tail in tails if tail in whole), None)
-        if last is None:
-            return False
-        before = tuple(words[: len(words) - len(last)])
-        return not any(before[i : i + len(card)] == card for card in cards for i in range(len(before)))
-
-    @cached_property
-    def _parts(self) -> tuple[frozenset[tuple[str, ...]], frozenset[tuple[str, ...]], tuple[tuple[str, ...], ...]]:
-        """The phrases as word tuples, every shorter start of one of them, and the cards as word tuples."""
-        split = [tuple(phrase.split()) for phrase in self.phrases]
-        starts = frozenset(words[:n] for words in split for n in range(1, len(words)))
-        return frozenset(split), starts, tuple(tuple(card.split()) for card in self.cards)
-
-
-class _Tape:
-    """The last seconds of audio one recognizer was fed, on vosk's clock.
-
-    vosk times words in seconds of audio fed since the recognizer was made: Reset, FinalResult and
-    SetGrammar do not restart that clock, so counting the samples fed finds a word's audio again."""
-
-    def __init__(self, sample_rate: int) -> None:
-        self.rate = sample_rate
-        self._keep = int(TAPE_SECONDS * sample_rate)
-        self._chunks: deque[Audio] = deque()
-        self._start = 0  # sample number of the first sample kept
-        self._end = 0  # samples fed so far
-        self.utterance_start = 0  # sample number where the utterance under way began (`mark`)
-
-    @property
-    def fed(self) -> int:
-        """vosk's clock now: samples fed so far."""
-        return self._end
-
-    def mark(self) -> None:
-        """An utterance begins here: the recognizer was reset, or gave its result."""
-        self.utterance_start = self._end
-
-    def append(self, audio: Audio) -> None:
-        self._chunks.append(audio)
-        self._end += len(audio)
-        while len(self._chunks) > 1 and self._end - self._start - len(self._chunks[0]) >= self._keep:
-            self._start += len(self._chunks.popleft())
-
-    def around(self, start_s: float, end_s: float) -> Audio:
-        """The audio from start_s to end_s, widened to MIN_SPEECH_SPAN_S and cut to MAX_SPEECH_SPAN_S."""
-        middle = (start_s + end_s) / 2
-        start_s, end_s = min(start_s, middle - MIN_SPEECH_SPAN_S / 2), max(end_s, middle + MIN_SPEECH_SPAN_S / 2)
-        first = max(self._start, round(start_s * self.rate))
-        return self.between(first, min(round(end_s * self.rate), first + int(MAX_SPEECH_SPAN_S * self.rate)))
-
-    def between(self, first: int, last: int) -> Audio:
-        """The samples first to last (not included) of vosk's clock, as far as they are still kept."""
-        first, last = max(first, self._start), min(last, self._end)
-        if last <= first:
-            return np.zeros(0, dtype=np.float32)
-        parts: list[Audio] = []
-        position = self._start
-        for chunk in self._chunks:
-            if position + len(chunk) > first and position < last:
-                parts.append(chunk[max(0, first - position) : last - position])
-            position += len(chunk)
-        return np.concatenate(parts).astype(np.float32, copy=False)
-
-
-@dataclass(frozen=True)
-class _Decoder:
-    """One KaldiRecognizer and the tape of what it heard."""
-
-    kaldi: Any
-    tape: _Tape
-
-    def accept(self, audio: Audio) -> bool:
-        """Feed audio; True when vosk's endpointer closed the utterance."""
-        samples = np.array(audio, dtype=np.float32).reshape(-1)  # a copy: the caller may reuse its buffer
-        self.tape.append(samples)
-        return bool(self.kaldi.AcceptWaveform(to_pcm16(samples)))
 
 
 class VoskRecognizer:
@@ -300,8 +173,8 @@ class VoskRecognizer:
         decoder = self._recognizer_for(context)
         decoder.accept(audio)
         result = decoder.kaldi.FinalResult()
-        heard = self._heard(result, decoder, started)
-        return heard or Heard("", 0.0, _ms(started))
+        heard = self.heard(result, decoder, started)
+        return heard or Heard("", 0.0, elapsed_ms(started))
 
     def listen(self, chunks: Iterable[Audio], context: ContextSource) -> Iterator[Heard]:
         """Yields a Heard each time an utterance that had words in it ends.
@@ -316,11 +189,32 @@ class VoskRecognizer:
         player going on (see the module's docstring). Otherwise vosk's endpointer ends it. The results
         this endpointer ends carry start_s and end_s: where their speech lies in the stream, in seconds
         from its start (vosk's endpointer leaves them to the caller)."""
-        listening = _Listening(self, context)
+        listening = Listening(self, context)
         for chunk in chunks:
             if len(chunk):
                 yield from listening.hear(chunk)
         yield from listening.finish()
+
+    # ---- what the endpointer drives (`endpoint.Decoding`) ---------------------------------
+
+    def decoder_for(self, context: Context) -> tuple[Decoder, Grammar | None]:
+        """The decoder for this context, reset to the start of an utterance (`_recognizer_for`), and the
+        grammar it holds: None for free words, whose utterances only vosk's endpointer ends."""
+        decoder = self._recognizer_for(context)
+        return decoder, self._closed_grammar if decoder is self._closed else None
+
+    def heard(self, result_json: str, decoder: Decoder, started: float, spent_ms: float = 0.0) -> Heard | None:
+        """A Heard from vosk's result (`_read`); None when nothing was said at all (silence, a pause)."""
+        read = self._read(result_json, decoder, started, spent_ms)
+        return read.heard if read is not None else None
+
+    def early_result(
+        self, result_json: str, decoder: Decoder, started: float, spent_ms: float, grammar: Grammar
+    ) -> tuple[Heard | None, bool]:
+        """The result of an utterance the endpointer cut early (`_read`), and whether it can go to the
+        host at once (`_complete`); otherwise the endpointer holds it."""
+        read = self._read(result_json, decoder, started, spent_ms, early=True)
+        return (read.heard if read is not None else None), self._complete(read, grammar)
 
     def _complete(self, read: _Read | None, grammar: Grammar) -> bool:
         """Whether an utterance cut early can go to the host at once: confidently heard, and a whole
@@ -405,7 +299,7 @@ class VoskRecognizer:
         """The grammar JSON the closed recognizer holds now (None before the first guessing context)."""
         return self._closed_json
 
-    def _recognizer_for(self, context: Context) -> _Decoder:
+    def _recognizer_for(self, context: Context) -> Decoder:
         """The recognizer for this context, reset to the start of an utterance, its grammar switched."""
         grammar = self.grammar_for(context)
         if grammar is None or self._closed is None:
@@ -439,24 +333,19 @@ class VoskRecognizer:
                 decoder.kaldi.Reset()
                 decoder.tape.mark()
 
-    def _new_decoder(self, grammar_json: str | None) -> _Decoder:
+    def _new_decoder(self, grammar_json: str | None) -> Decoder:
         """A KaldiRecognizer sharing the one Model, with per-word confidences and times."""
         if grammar_json is None:
             recognizer = self._vosk.KaldiRecognizer(self.model, self.sample_rate)
         else:
             recognizer = self._vosk.KaldiRecognizer(self.model, self.sample_rate, grammar_json)
         recognizer.SetWords(True)
-        return _Decoder(recognizer, _Tape(self.sample_rate))
+        return Decoder(recognizer, Tape(self.sample_rate))
 
     # ---- results ---------------------------------------------------------------------------
 
-    def _heard(self, result_json: str, decoder: _Decoder, started: float, spent_ms: float = 0.0) -> Heard | None:
-        """A Heard from vosk's result (`_read`); None when nothing was said at all (silence, a pause)."""
-        read = self._read(result_json, decoder, started, spent_ms)
-        return read.heard if read is not None else None
-
     def _read(
-        self, result_json: str, decoder: _Decoder, started: float, spent_ms: float = 0.0, *, early: bool = False
+        self, result_json: str, decoder: Decoder, started: float, spent_ms: float = 0.0, *, early: bool = False
     ) -> _Read | None:
         """A Heard from vosk's result, with the words it was made of; None when nothing was said at all.
 
@@ -490,7 +379,7 @@ class VoskRecognizer:
         spelled = tuple(str(word.get("word", "")) for word in words)
         kept = self._words(words)
         if not kept:
-            return _Read(Heard("", 0.0, spent_ms + _ms(started)), spelled, sure=False)
+            return _Read(Heard("", 0.0, spent_ms + elapsed_ms(started)), spelled, sure=False)
         text = " ".join(str(word["word"]) for word in kept)
         confidence = _confidence(kept)
         start, end = min(float(word["start"]) for word in kept), max(float(word["end"]) for word in kept)
@@ -506,11 +395,11 @@ class VoskRecognizer:
         if not sounds_like_a_voice(*evidence):
             logger.debug("%r over audio that is no voice: flatness %.2f, modulation %.1f dB", text, *evidence)
             confidence = min(confidence, NOT_SPEECH_CONFIDENCE)
-        return _Read(Heard(text, confidence, spent_ms + _ms(started)), spelled, sure)
+        return _Read(Heard(text, confidence, spent_ms + elapsed_ms(started)), spelled, sure)
 
     def _heard_again(
-        self, grammar: Grammar, tape: _Tape, began: int, words: Sequence[dict[str, Any]]
-    ) -> tuple[Sequence[dict[str, Any]], _Tape]:
+        self, grammar: Grammar, tape: Tape, began: int, words: Sequence[dict[str, Any]]
+    ) -> tuple[Sequence[dict[str, Any]], Tape]:
         """What the grammar without fillers hears in the utterance under way on `tape` (which began at
         its sample `began`): its words, and the tape they are timed on.
 
@@ -552,12 +441,6 @@ class _Read:
     heard: Heard
     words: tuple[str, ...]
     sure: bool
-
-
-def to_pcm16(audio: Audio) -> bytes:
-    """float32 in [-1, 1] as the 16-bit little-endian PCM vosk reads."""
-    samples = np.asarray(audio, dtype=np.float32).reshape(-1)
-    return (np.clip(samples, -1.0, 1.0) * 32767).astype("<i2").tobytes()
 
 
 def _check_model_files(path: Path, install: str) -> None:
@@ -603,7 +486,3 @@ def _needs_ivectors(acoustic: Path) -> bool:
 def _confidence(words: Sequence[dict[str, Any]]) -> float:
     """The least of the words' posteriors, in 0..1 (0 for no words)."""
     return max(0.0, min(1.0, min((float(word.get("conf", 0.0)) for word in words), default=0.0)))
-
-
-def _ms(started: float) -> float:
-    return (time.perf_counter() - started) * 1000
