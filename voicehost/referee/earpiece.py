@@ -20,7 +20,7 @@ hear the key in private. Nothing is written to the events log or the save.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import Final, Protocol
 
 from engine.editions import AnyGame
 from engine.game import Phase, Player
@@ -30,9 +30,6 @@ from voicehost.display.private import ruling_text
 from voicehost.display.state import key_identities, public_state
 from voicehost.prompts import Prompts
 from voicehost.understanding.results import Command
-
-if TYPE_CHECKING:
-    from voicehost.referee.host import Host
 
 ROW_BY_ROW: Final = frozenset({Command.READ_KEY_GRID, Command.READ_MY_AGENTS_GRID})
 WHOLE_KEY: Final = frozenset({Command.READ_KEY, Command.READ_KEY_GRID})
@@ -45,7 +42,33 @@ AGENTS: Final = {True: "agents", False: "greens"}
 ASKING_PHASES: Final = (Phase.CLUE, Phase.SIMULATED_TURN)
 
 
-def answer(host: Host, command: Command, word: str = "") -> None:
+class Earpiece(Protocol):
+    """The spymaster's private mouth: all the earpiece needs of it is to say a text."""
+
+    def say(self, text: str) -> None: ...
+
+
+class AskedHost(Protocol):
+    """What answering a request uses of the host (`voicehost.referee.host.Host`): a protocol, so that
+    this module need not import the host, which imports it."""
+
+    @property
+    def game(self) -> AnyGame: ...
+
+    @property
+    def p(self) -> Prompts: ...
+
+    @property
+    def earpiece(self) -> Earpiece | None: ...
+
+    def say(self, text: str, *, remember: bool = True) -> None: ...
+
+    def t(self, key: str) -> str: ...
+
+    def clue_giver(self) -> Player | None: ...
+
+
+def answer(host: AskedHost, command: Command, word: str = "") -> None:
     """Answer one request: aloud only what does not depend on the key, the rest in the earpiece."""
     game, earpiece = host.game, host.earpiece
     if earpiece is None:
