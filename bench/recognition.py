@@ -1,12 +1,13 @@
 """Recognition: what the host does with each utterance of the corpus's HELD-OUT voices, heard by Whisper.
 
-The host path is the host's own (`voicehost.referee.host.Host._hear`): the recognizer hears the clip in
-the phase's context and returns its evidence (`Heard`: transcript and card scores); the form of what
-was said (`understanding.talk.form_of`), the one decision step (`voicehost.decision.decide`, calibrated
-on the TUNING voices only) and the attention step (`referee.attention.attend`) then say whether the
-host acts at once, asks back, or does nothing. Two baselines show what that buys: Whisper's plain
-transcript matched exactly against the cards, commands and "word number"; and the same with the board's
-cards given to Whisper as its prompt. They never ask back. vosk is measured on Korean (bench/korean.py).
+The host path is the host's own (`voicehost.referee.take_up`, what `Host._hear` calls): the recognizer
+hears the clip in the phase's context and returns its evidence (`Heard`: transcript and card scores);
+the form of what was said (`understanding.talk.form_of`), the one decision step
+(`voicehost.decision.decide`, calibrated on the TUNING voices only) and the attention step
+(`referee.attention.attend`) then say whether the host acts at once, asks back, or does nothing. Two
+baselines show what that buys: Whisper's plain transcript matched exactly against the cards, commands
+and "word number"; and the same with the board's cards given to Whisper as its prompt. They never ask
+back. vosk is measured on Korean (bench/korean.py).
 """
 
 from __future__ import annotations
@@ -24,11 +25,11 @@ from bench.corpus import Condition, Utterance, audio_of, boards
 from bench.korean import KOREAN_FILLERS, KOREAN_NOUNS, KoreanWord, korean_audio, korean_context
 from bench.report import percent, table
 from engine.lang import Lang
-from voicehost.decision import decide
 from voicehost.ears.audio import Audio
 from voicehost.ears.context import Context, make_context
 from voicehost.ears.heard import Heard, Recognizer
-from voicehost.referee.attention import Attention, Listening, attend, hedged
+from voicehost.referee.attention import Attention, Listening
+from voicehost.referee.take_up import Moment, take_up
 from voicehost.understanding import (
     Action,
     HeardClue,
@@ -42,7 +43,7 @@ from voicehost.understanding import (
     understand,
 )
 from voicehost.understanding.positions import Grid
-from voicehost.understanding.talk import form_of, spoken_host_name
+from voicehost.understanding.talk import spoken_host_name
 
 HOST: Final = "whisper-base, host"
 PLAIN: Final = "plain transcript + exact match"
@@ -85,6 +86,7 @@ class Situation:
     cards: tuple[str, ...]
     guessing: bool
     answering: bool
+    board: tuple[str, ...]  # every card on the board: all visible
 
 
 def situation(utterance: Utterance) -> Situation:
@@ -93,9 +95,9 @@ def situation(utterance: Utterance) -> Situation:
     cards = tuple(boards(utterance.lang)[utterance.board].cards)
     if utterance.kind == "yes/no":
         offered = cards[:1]
-        return Situation(make_context(utterance.lang, True, offered, True), offered, True, True)
+        return Situation(make_context(utterance.lang, True, offered, True), offered, True, True, cards)
     guessing = utterance.phase == "guess"
-    return Situation(make_context(utterance.lang, guessing, cards), cards, guessing, False)
+    return Situation(make_context(utterance.lang, guessing, cards), cards, guessing, False, cards)
 
 
 def host_hears(
@@ -107,29 +109,23 @@ def host_hears(
     answering: bool,
     listening: Listening,
     grid: Grid | None = None,
+    visible: Sequence[str] | None = None,
 ) -> tuple[Attention, Understanding]:
-    """`Host._hear` without the game: the form, the decision, the attention (a hedged move asked back).
-    `grid`: the board's places, so that a card named by its place is read as the host reads it."""
-    form = form_of(heard.text, lang)
-    if form.addressed:
-        heard = replace(heard, text=form.text)  # the scores were of the whole utterance, name and all
-    understood = decide(
-        heard, phase=Phase.GUESS if guessing else Phase.CLUE, cards=cards, lang=lang, answering=answering, grid=grid
+    """`Host._hear` without the game: the host's own step (`take_up`), its verdict and what it understood
+    (hedged when asked back). `cards`: what the ears listened for (the cards asked about, when
+    `answering` a yes/no question); `visible`: the board's cards (`cards` when not given); `grid`: the
+    board's places, so that a card named by its place is read as the host reads it."""
+    moment = Moment(
+        lang,
+        tuple(cards if visible is None else visible),
+        grid,
+        guessing=guessing,
+        asked=answering,
+        offers=tuple(cards) if answering else None,
+        listening=listening,
     )
-    lone_card = (
-        isinstance(understood, HeardClue) and understood.clue.number is None and _accepted_card(form.text, cards, lang)
-    )
-    attention = attend(
-        form, understood, listening=listening, guessing=guessing, answering=answering, lone_card=lone_card
-    )
-    if attention is Attention.ASK_BACK:
-        understood = hedged(understood)
-    return attention, understood
-
-
-def _accepted_card(text: str, cards: Sequence[str], lang: Lang) -> bool:
-    alone = understand(text, phase=Phase.GUESS, cards=cards, lang=lang)
-    return isinstance(alone, HeardGuess) and alone.action is Action.ACCEPT
+    taken = take_up(heard, moment)
+    return taken.verdict, taken.understood
 
 
 def meant(utterance: Utterance | KoreanWord, understood: Understanding, lang: Lang) -> bool:
@@ -353,6 +349,7 @@ def score_whisper(hearings: Sequence[Hearing], results: Results) -> None:
             answering=where.answering,
             listening=Listening.OPEN,
             grid=places,
+            visible=where.board,
         )
         moved = outcome(said, attention, understood, lang)
         results.tally(HOST, lang.value, hearing.condition, said.kind).add(moved)

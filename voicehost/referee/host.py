@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -21,13 +21,12 @@ from engine.events import Event, EventType
 from engine.game import Phase, Player
 from engine.legality import ClueRuling, Reason, Verdict
 from engine.pieces import Side
-from voicehost.decision import calibration, decide
 from voicehost.ears.context import Context, make_context
 from voicehost.ears.heard import Heard
 from voicehost.prompts import Prompts
 from voicehost.referee import earpiece as by_ear
 from voicehost.referee.announcer import Announcer, announcer_for
-from voicehost.referee.attention import Attention, Listening, attend, hedged
+from voicehost.referee.attention import Attention, Listening
 from voicehost.referee.questions import (
     AskClueGiver,
     AskGuesser,
@@ -39,6 +38,7 @@ from voicehost.referee.questions import (
     PutClueToOpponent,
     Question,
 )
+from voicehost.referee.take_up import Moment, heard_afresh, take_up
 from voicehost.referee.timer import SandTimer
 from voicehost.understanding import (
     Action,
@@ -47,16 +47,14 @@ from voicehost.understanding import (
     HeardClue,
     HeardCommand,
     HeardGuess,
-    NotUnderstood,
     OffGrid,
     Understanding,
     side_named,
     understand,
 )
 from voicehost.understanding import Phase as Hearing
-from voicehost.understanding.checks import clue_check
 from voicehost.understanding.results import KEY_REQUESTS, HeardClueCheck
-from voicehost.understanding.talk import Form, form_of, spoken_host_name
+from voicehost.understanding.talk import spoken_host_name
 
 __all__ = ["Host", "HostSettings", "Mouth", "PendingClue"]
 
@@ -226,99 +224,49 @@ class Host:
             names = self._names() if self.listening is Listening.ADDRESSED else ()
             return make_context(game.board.lang, guessing, tuple(cards), answering, names)
 
-    def _understand(self, heard: Heard, cards: Sequence[str], question: Question | None) -> Understanding:
-        """What the utterance means with these cards on offer: the one decision step (`decide`)."""
-        phase = self.game.state.phase
-        listening = Hearing.GUESS if phase in (Phase.GUESS, Phase.SUDDEN_DEATH) else Hearing.CLUE
-        check = clue_check(heard.text, self.game.board.lang) if listening is Hearing.CLUE else None
-        if check is not None:  # "is OCEAN allowed?": asked in private, never a clue
-            return check
-        return decide(
-            heard,
-            phase=listening,
-            cards=cards,
-            lang=self.game.board.lang,
-            answering=question is not None and question.yes_no,
-            before=question.belief if isinstance(question, ConfirmGuess) else None,
-            grid=self.grid,
-        )
-
     @property
     def grid(self) -> Grid:
         """The board as places, for a card named by its place ("B3", "row two column three")."""
         board = self.game.board
         return Grid(tuple(board.cards), board.grid.columns)
 
-    def _hear(self, heard: Heard) -> None:
-        game = self.game
-        form = form_of(heard.text, game.board.lang, (self.settings.host_name,) if self.settings.host_name else ())
-        named = _name_heard(heard) if not (form.addressed or form.talk) else None
-        if named is not None:  # the name was said, though the transcript left it out or garbled it
-            said = " ".join(heard.text.split()[heard.name_words :])  # "FOST, music 2": the clue is music, 2
-            heard = replace(heard, text=said)
-            form = replace(form, text=said, addressed=True)
-        elif form.addressed:
-            heard = replace(heard, text=form.text)  # the scores were of the whole utterance, name and all
-        question = self.question
-        # what the recognizer listened for (`listening_context`): the cards asked about, when asked
-        cards = question.offers if question is not None and question.yes_no else game.visible_cards()
-        understood = self._understand(heard, cards, question)
-        if named is Attention.ASK_BACK and isinstance(understood, NotUnderstood):
-            form = replace(form, addressed=False)  # likely said to the host, but nothing to ask back about
-        if isinstance(understood, HeardCommand) and understood.command in KEY_REQUESTS:
-            form = replace(form, talk=False)  # "Host, is OCEAN allowed?" is a request, not talk
-        verdict = attend(
-            form,
-            understood,
-            listening=self.listening,
+    def _moment(self) -> Moment:
+        """What the host waits for now, and what it has asked: how the next utterance is taken up."""
+        game, question = self.game, self.question
+        return Moment(
+            game.board.lang,
+            tuple(game.visible_cards()),
+            self.grid,
             guessing=game.state.phase in (Phase.GUESS, Phase.SUDDEN_DEATH),
-            answering=question is not None,
-            lone_card=self._lone_card(form, understood),
-            worded=self._worded(form, understood),
+            asked=question is not None,
+            offers=question.offers if question is not None and question.yes_no else None,
+            before=question.belief if isinstance(question, ConfirmGuess) else None,
+            listening=self.listening,
+            host_names=(self.settings.host_name,) if self.settings.host_name else (),
         )
-        self.attention = verdict
-        if verdict is Attention.IGNORE:
+
+    def _hear(self, heard: Heard) -> None:
+        """Take the utterance up (`take_up`), then do what the verdict says."""
+        moment = self._moment()
+        taken = take_up(heard, moment)
+        self.attention = taken.verdict
+        if taken.verdict is Attention.IGNORE:
             return
-        if verdict is Attention.HINT:
+        if taken.verdict is Attention.HINT:
             if not self._hinted:
                 self._hinted = True
                 self.say(self.t("listen.hint", name=self._name()), remember=False)
             return
-        hedge = verdict is Attention.ASK_BACK or (named is Attention.ASK_BACK and verdict is Attention.TAKE)
-        if hedge:
-            understood = hedged(understood)
-        side = side_named(heard.text, game.board.lang)
+        understood = taken.understood
+        side = side_named(taken.heard.text, self.game.board.lang)
+        question = self.question
         if question is not None:
             self.question = None
             if question.take(self, understood, side):
                 return
             if question.hear_afresh_on_all_cards():  # not one of the offered cards: the whole table
-                understood = self._understand(heard, game.visible_cards(), None)
-                if hedge:
-                    understood = hedged(understood)
+                understood = heard_afresh(taken, moment)
         self._act(understood, side)
-
-    def _worded(self, form: Form, understood: Understanding) -> bool:
-        """Whether the words heard, read as typed, name the card understood (the ears may have found it
-        in the scores alone, from speech whose transcript names nothing)."""
-        if not isinstance(understood, HeardGuess):
-            return True
-        game = self.game
-        read = understand(
-            form.text, phase=Hearing.GUESS, cards=game.visible_cards(), lang=game.board.lang, grid=self.grid
-        )
-        return isinstance(read, HeardGuess) and read.card == understood.card
-
-    def _lone_card(self, form: Form, understood: Understanding) -> bool:
-        """A visible card's name and nothing else, heard while a clue is awaited (it is no clue: a player
-        thinking aloud, or an operative ahead of their spymaster)."""
-        if not isinstance(understood, HeardClue) or understood.clue.number is not None:
-            return False
-        game = self.game
-        alone = understand(
-            form.text, phase=Hearing.GUESS, cards=game.visible_cards(), lang=game.board.lang, grid=self.grid
-        )
-        return isinstance(alone, HeardGuess) and alone.action is Action.ACCEPT
 
     def unheard_text(self) -> str:
         """Which cards the recognizer cannot hear, to be named by their place; "" when it hears them all."""
@@ -684,13 +632,3 @@ class Host:
         self._on_events(game, events)
         self.say(f"{intro} {self.announce.describe(events)}")
         self._after_change()
-
-
-def _name_heard(heard: Heard) -> Attention | None:
-    """Whether the ears heard the host's name the transcript left out (`Heard.name_gain`, at the points
-    calibrated on the tuning voices): TAKE when surely, ASK_BACK when likely (the move is asked back, never
-    acted on at once), None when not."""
-    gain, points = heard.name_gain, calibration()
-    if gain is None or gain < points.name_ask:
-        return None
-    return Attention.TAKE if gain >= points.name_gain else Attention.ASK_BACK
