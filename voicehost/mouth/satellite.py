@@ -18,17 +18,16 @@ only, and the next one goes to the satellite again once it is back.
 from __future__ import annotations
 
 import contextlib
-import queue
 import threading
 import time
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
-from types import TracebackType
 from typing import IO, Final, Protocol
 
 from voicehost.ears.audio import SAMPLE_RATE, Audio
 from voicehost.ears.wav import to_pcm16
-from voicehost.mouth.base import SpeechSynthesizer, _Fallback, _print_line
+from voicehost.mouth.base import SpeechSynthesizer
+from voicehost.mouth.queued import QueuedMouth
 
 CHUNK_SAMPLES: Final = 1024
 """Samples per audio-chunk event (what Home Assistant sends)."""
@@ -62,7 +61,7 @@ class RemoteSpeaker(Protocol):
     def wait_played(self, after: int, timeout: float) -> bool: ...
 
 
-class SatelliteMouth:
+class SatelliteMouth(QueuedMouth):
     """Speaks announcements on a satellite's speaker without holding up the game (see the module)."""
 
     def __init__(
@@ -76,88 +75,17 @@ class SatelliteMouth:
     ) -> None:
         self._synthesizer = synthesizer
         self._speaker = speaker
-        self._out = out
         self._clock = clock
-        self._fallback = _Fallback(err)
-        self._queue: queue.Queue[tuple[str, threading.Event] | None] = queue.Queue()
-        self._lock = threading.Lock()
-        self._cancels: list[threading.Event] = []  # one per announcement queued or playing
-        self._pending = 0
-        self._speaking = threading.Event()
-        self._idle = threading.Event()
-        self._idle.set()
-        self.played = 0  # announcements the satellite played to the end
-        self.interrupted = 0  # announcements cut short by stop()
         self.unsent = 0  # announcements only printed: the satellite was away
         self.seconds_sent = 0.0  # sound sent to the satellite
-        self._thread = threading.Thread(target=self._run, name="voicehost-satellite-mouth", daemon=True)
-        self._thread.start()
-
-    @property
-    def speaking(self) -> bool:
-        """True while an announcement is queued, being sent, or being played by the satellite."""
-        return self._speaking.is_set()
+        super().__init__(out=out, err=err, thread_name="voicehost-satellite-mouth")
 
     @property
     def silent(self) -> bool:
         """True once the voice broke (or there was none) and the mouth only prints."""
-        return self._synthesizer is None or self._fallback.active
-
-    def say(self, text: str) -> None:
-        """Print the line now and speak it on the satellite as soon as the ones before it are done."""
-        _print_line(text, self._out)
-        if self.silent or not text.strip():
-            return
-        cancel = threading.Event()
-        with self._lock:
-            self._cancels.append(cancel)
-            self._pending += 1
-            if self._pending == 1:
-                self._idle.clear()
-                self._speaking.set()
-        self._queue.put((text, cancel))
-
-    def stop(self) -> None:
-        """Cut the current announcement short and drop the queued ones (a player said "stop")."""
-        with self._lock:
-            for cancel in self._cancels:
-                cancel.set()
-            self._cancels.clear()
-
-    def wait_idle(self, timeout: float | None = None) -> bool:
-        """Block until everything queued has been played (or dropped); False on timeout."""
-        return self._idle.wait(timeout)
-
-    def close(self, *, drain: bool = True, timeout: float | None = 30.0) -> None:
-        """Stop the worker: after the queued announcements (drain) or at once."""
-        if not drain:
-            self.stop()
-        self._queue.put(None)
-        self._thread.join(timeout)
-
-    def __enter__(self) -> SatelliteMouth:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
+        return self._synthesizer is None or super().silent
 
     # ---- the worker thread ---------------------------------------------------------------------------
-
-    def _run(self) -> None:
-        while True:
-            item = self._queue.get()
-            if item is None:
-                return
-            text, cancel = item
-            try:
-                if not cancel.is_set() and not self.silent:
-                    self._speak(text, cancel)
-            except Exception as exc:  # whatever breaks the voice, the game goes on
-                self._fallback.trip(exc)
-            finally:
-                self._finished(cancel)
 
     def _speak(self, text: str, cancel: threading.Event) -> None:
         speaker = self._speaker
@@ -223,15 +151,6 @@ class SatelliteMouth:
             if now >= end + PLAYED_GRACE_SECONDS:
                 return
             speaker.wait_played(before, POLL_SECONDS)
-
-    def _finished(self, cancel: threading.Event) -> None:
-        with self._lock:
-            if cancel in self._cancels:
-                self._cancels.remove(cancel)
-            self._pending -= 1
-            if self._pending == 0:
-                self._speaking.clear()
-                self._idle.set()
 
 
 @dataclass

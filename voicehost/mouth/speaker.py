@@ -6,17 +6,16 @@ sounddevice comes with the voice extras and is imported only when a loudspeaker 
 from __future__ import annotations
 
 import contextlib
-import queue
 import threading
 from collections.abc import Callable
-from types import TracebackType
 from typing import IO, Any, Final, Protocol
 
 import numpy as np
 
 from voicehost.ears.audio import SAMPLE_RATE, Audio
 from voicehost.ears.resample import resample
-from voicehost.mouth.base import NoSpeaker, SpeechSynthesizer, _Fallback, _print_line
+from voicehost.mouth.base import NoSpeaker, SpeechSynthesizer
+from voicehost.mouth.queued import QueuedMouth
 from voicehost.portaudio import PORTAUDIO_LOCK
 
 PLAYBACK_GRACE_SECONDS: Final = 2.0
@@ -119,13 +118,9 @@ def _make_output() -> Output:
     return SoundDeviceOutput()
 
 
-class SpeakerMouth:
+class SpeakerMouth(QueuedMouth):
     """Speaks announcements aloud without holding up the game: `say` prints the line and queues it;
-    a worker thread synthesizes and plays each in turn.
-
-    `speaking` is true from the first queued announcement until the queue is empty: the voice loop's
-    echo gate reads it, so the host never takes its own voice for a player's. `stop()` is the
-    barge-in: the current announcement is cut and queued ones are dropped.
+    a worker thread synthesizes and plays each in turn (`QueuedMouth`: the queue, `speaking`, `stop`).
     """
 
     def __init__(
@@ -139,86 +134,14 @@ class SpeakerMouth:
         self._synthesizer = synthesizer
         self._make_output = make_output
         self._output: Output | None = None
-        self._out = out
-        self._fallback = _Fallback(err)
-        self._queue: queue.Queue[tuple[str, threading.Event] | None] = queue.Queue()
-        self._lock = threading.Lock()
-        self._cancels: list[threading.Event] = []  # one per announcement queued or playing
-        self._pending = 0
-        self._speaking = threading.Event()
-        self._idle = threading.Event()
-        self._idle.set()
-        self.played: int = 0  # announcements heard to the end
-        self.interrupted: int = 0  # announcements cut short by stop()
-        self._thread = threading.Thread(target=self._run, name="voicehost-mouth", daemon=True)
-        self._thread.start()
-
-    @property
-    def speaking(self) -> bool:
-        """True while an announcement is queued or being played."""
-        return self._speaking.is_set()
-
-    @property
-    def silent(self) -> bool:
-        """True once the voice broke and the mouth only prints."""
-        return self._fallback.active
-
-    def say(self, text: str) -> None:
-        """Print the line now and speak it as soon as the ones before it are done."""
-        _print_line(text, self._out)
-        if self._fallback.active or not text.strip():
-            return
-        cancel = threading.Event()
-        with self._lock:
-            self._cancels.append(cancel)
-            self._pending += 1
-            if self._pending == 1:
-                self._idle.clear()
-                self._speaking.set()
-        self._queue.put((text, cancel))
-
-    def stop(self) -> None:
-        """Cut the current announcement short and drop the queued ones (a player said "stop")."""
-        with self._lock:
-            for cancel in self._cancels:
-                cancel.set()
-            self._cancels.clear()
-
-    def wait_idle(self, timeout: float | None = None) -> bool:
-        """Block until everything queued has been spoken (or dropped); False on timeout."""
-        return self._idle.wait(timeout)
+        super().__init__(out=out, err=err, thread_name="voicehost-mouth")
 
     def close(self, *, drain: bool = True, timeout: float | None = 30.0) -> None:
-        """Stop the worker: after the queued announcements (drain) or at once."""
-        if not drain:
-            self.stop()
-        self._queue.put(None)
-        self._thread.join(timeout)
+        """Stop the worker: after the queued announcements (drain) or at once; then the output."""
+        super().close(drain=drain, timeout=timeout)
         if self._output is not None:
             with contextlib.suppress(Exception):  # closing must not fail the game's exit
                 self._output.close()
-
-    def __enter__(self) -> SpeakerMouth:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
-
-    def _run(self) -> None:
-        while True:
-            item = self._queue.get()
-            if item is None:
-                return
-            text, cancel = item
-            try:
-                if not cancel.is_set() and not self._fallback.active:
-                    self._speak(text, cancel)
-            except Exception as exc:  # whatever breaks the voice, the game goes on
-                self._fallback.trip(exc)
-            finally:
-                self._finished(cancel)
 
     def _speak(self, text: str, cancel: threading.Event) -> None:
         audio = self._synthesizer.synthesize(text)
@@ -230,12 +153,3 @@ class SpeakerMouth:
             self.played += 1
         else:
             self.interrupted += 1
-
-    def _finished(self, cancel: threading.Event) -> None:
-        with self._lock:
-            if cancel in self._cancels:
-                self._cancels.remove(cancel)
-            self._pending -= 1
-            if self._pending == 0:
-                self._speaking.clear()
-                self._idle.set()
