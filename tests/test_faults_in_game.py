@@ -41,6 +41,7 @@ from engine.editions import new_game
 from engine.events import EventType
 from engine.lang import Lang
 from engine.variants import Variants
+from tests.watched import SandClock, WatchedHost, guesses
 from voicehost.ears.audio import SAMPLE_RATE, Audio
 from voicehost.ears.heard import ContextSource, Heard
 from voicehost.ears.microphone import RETRY_SECONDS, Microphone
@@ -283,46 +284,6 @@ class ScriptedRecognizer:
 # ---- the players -----------------------------------------------------------------------------------
 
 
-class SandClock:
-    """The sand timer's clock: time passes only when the test says so."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-class WatchedHost(Host):
-    """The real host; the players watch it to know when they may speak again."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.handled = 0
-        self.back = 0
-        self.changed = threading.Condition()
-
-    def hear(self, *args: Any, **kwargs: Any) -> None:
-        super().hear(*args, **kwargs)
-        with self.changed:
-            self.handled += 1
-            self.changed.notify_all()
-
-    def microphone_back(self) -> None:
-        super().microphone_back()
-        with self.changed:
-            self.back += 1
-            self.changed.notify_all()
-
-    def wait_until(self, condition: Callable[[], bool]) -> bool:
-        with self.changed:
-            return self.changed.wait_for(condition, TIMEOUT)
-
-
-def guesses(host: Host) -> int:
-    return sum(1 for event in host.game.events if event.type is EventType.GUESS)
-
-
 class Table(threading.Thread):
     """The players: each line is said once the host has answered the one before and is silent.
     Before UNPLUG_BEFORE they think (the sand runs) and, if asked, pull the microphone out; before
@@ -349,7 +310,7 @@ class Table(threading.Thread):
     def run(self) -> None:
         host, mouth = self.host, self.voice.mouth
         for index in range(len(LINES)):
-            if not host.wait_until(lambda index=index: host.handled >= index):
+            if not host.wait_until(lambda index=index: host.handled >= index, TIMEOUT):
                 return self._give_up(f"the host never answered {LINES[index - 1]!r}")
             if not mouth.wait_idle(TIMEOUT):
                 return self._give_up("the host never stopped talking")
@@ -358,7 +319,7 @@ class Table(threading.Thread):
                 if self.unplug:
                     self.at_unplug = (guesses(host), host.timer.seconds_left())
                     self.device.unplug(AWAY_RETRIES)
-                    if not host.wait_until(lambda: host.back >= 1):
+                    if not host.wait_until(lambda: host.back >= 1, TIMEOUT):
                         return self._give_up("the host never said the microphone was back")
                     self.after_back = (host.timer.running, host.timer.seconds_left())
                     if not mouth.wait_idle(TIMEOUT):
@@ -367,7 +328,7 @@ class Table(threading.Thread):
                 self.espeak.broken = RuntimeError("run loop already started")
             if not self.device.speak(utterance(index)):
                 return self._give_up(f"nobody listened to {LINES[index]!r}")
-        if not host.wait_until(lambda: host.finished):
+        if not host.wait_until(lambda: host.finished, TIMEOUT):
             self._give_up("the game did not end")
         return None
 

@@ -47,11 +47,11 @@ import voicehost.cli.play
 import voicehost.frontends.satellite
 import voicehost.mouth
 import voicehost.referee.host
-from engine.events import EventType
 from engine.game import Phase
 from engine.lang import Lang
 from tests.speech_models import whisper_base_dir
 from tests.table import MAX_TRIES, Table, Voice, speak
+from tests.watched import SandClock, WatchedHost, guesses
 from voicehost import cli
 from voicehost.ears.audio import SAMPLE_RATE, Audio
 from voicehost.ears.recognizers import make_ears
@@ -166,47 +166,6 @@ def ears() -> Ears:
 # ---- the table --------------------------------------------------------------------------------------
 
 
-class SandClock:
-    """The sand timer's clock: time passes only when the test says so."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-class WatchedHost(Host):
-    """The real host; the players watch it to know when they may speak, and count its pauses."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.lost = 0
-        self.back = 0
-        self.started = threading.Event()
-        self.changed = threading.Condition()
-
-    def start(self, *, resumed: bool = False) -> None:
-        super().start(resumed=resumed)
-        self.started.set()
-
-    def microphone_lost(self) -> None:
-        super().microphone_lost()
-        with self.changed:
-            self.lost += 1
-            self.changed.notify_all()
-
-    def microphone_back(self) -> None:
-        super().microphone_back()
-        with self.changed:
-            self.back += 1
-            self.changed.notify_all()
-
-    def wait_until(self, condition: Callable[[], bool]) -> None:
-        with self.changed:
-            assert self.changed.wait_for(condition, TIMEOUT), "the host never got there"
-
-
 @dataclass
 class Outage:
     """The game as the satellite went, while it was away, and once it was back."""
@@ -268,13 +227,13 @@ class Harness:
         assert host is not None and self.frontend is not None
         if not self.interrupt or self.outage is not None:
             return
-        guesses = _guesses(host)
-        if not (guesses >= 1 and host.game.state.phase is Phase.GUESS and host.timer.running):
+        made = guesses(host)
+        if not (made >= 1 and host.game.state.phase is Phase.GUESS and host.timer.running):
             return
         link = self.frontend.link
-        self.outage = outage = Outage(guesses, host.timer.seconds_left())
+        self.outage = outage = Outage(made, host.timer.seconds_left())
         self.satellite.kill()
-        host.wait_until(lambda: host.lost >= 1)
+        assert host.wait_until(lambda: host.lost >= 1, TIMEOUT), "the host never said the satellite was gone"
         outage.paused_while_away = host.timer.paused
         self.sand.now += AWAY_SECONDS  # minutes go by without the satellite
         outage.left_while_away = host.timer.seconds_left()
@@ -282,13 +241,9 @@ class Harness:
         self._until(lambda: link.failed_attempts >= attempts + 2, "two attempts to reach the satellite again")
         outage.failed_attempts = link.failed_attempts
         self.satellite.start()
-        host.wait_until(lambda: host.back >= 1)
+        assert host.wait_until(lambda: host.back >= 1, TIMEOUT), "the host never said the satellite was back"
         outage.after_back = (host.timer.running, host.timer.seconds_left())
         self.quiet()
-
-
-def _guesses(host: Host) -> int:
-    return sum(1 for event in host.game.events if event.type is EventType.GUESS)
 
 
 class SatelliteTable(Table):
@@ -390,7 +345,7 @@ def play(
                 pass
             host = harness.host
             table.leave()
-            host.wait_until(lambda: host.finished)
+            assert host.wait_until(lambda: host.finished, TIMEOUT), "the game did not end"
         except BaseException as exc:
             problem.append(f"{type(exc).__name__}: {exc}")
             if harness.frontend is not None:
