@@ -29,6 +29,12 @@ LENGTH_SCALE: Final = 1.1
 """A little slower than the voice's own pace (1.0): card names must be understood the first time."""
 VOLUME: Final = 0.8
 """Piper scales every sentence to full scale; a little below it leaves room for the resampler's ringing."""
+NOISE_SEED: Final = 20261124
+"""A Piper voice draws random noise for its prosody (the model's RandomNormalLike operators), from a
+generator onnxruntime seeds when it loads the model, by default differently in every process: the same
+announcements came out as different audio on every run (3 runs, 3 different "CHERRY: a red agent.", one
+of them heard as "Terry"). Seeded, a game's announcements are the same audio on every run (tests and
+recordings reproducible), and still vary from one announcement to the next."""
 
 
 def _piper() -> Any:
@@ -38,6 +44,15 @@ def _piper() -> Any:
     except ImportError:
         raise SpeechError("A Piper voice needs piper-tts: pip install 'voicehost[piper]'.") from None
     return piper
+
+
+def _seed_noise() -> None:
+    """Seed onnxruntime's random operators before a model is loaded (NOISE_SEED)."""
+    try:
+        import onnxruntime
+    except ImportError:  # piper-tts brings onnxruntime; without it the load says what is missing
+        return
+    onnxruntime.set_seed(NOISE_SEED)
 
 
 def install_advice(lang: Lang) -> str:
@@ -68,6 +83,7 @@ class PiperSynthesizer:
     def __init__(self, model: Path, config: Path | None = None, *, length_scale: float = LENGTH_SCALE) -> None:
         piper = _piper()
         config = config or model.with_name(model.name + ".json")
+        _seed_noise()
         try:
             self._voice = piper.PiperVoice.load(str(model), config_path=str(config))
         except Exception as exc:  # onnxruntime and json fail in many ways on a damaged file
