@@ -11,6 +11,7 @@ from typing import Any, Final
 import numpy as np
 
 from voicehost.ears.audio import Audio
+from voicehost.ears.wav import to_pcm16
 
 MIN_SPEECH_SPAN_S: Final = 0.3
 """Shorter words are judged with the audio around them: vosk's word times come in 30 ms steps and a
@@ -83,12 +84,6 @@ class Decoder:
         samples = np.array(audio, dtype=np.float32).reshape(-1)  # a copy: the caller may reuse its buffer
         self.tape.append(samples)
         return bool(self.kaldi.AcceptWaveform(to_pcm16(samples)))
-
-
-def to_pcm16(audio: Audio) -> bytes:
-    """float32 in [-1, 1] as the 16-bit little-endian PCM vosk reads."""
-    samples = np.asarray(audio, dtype=np.float32).reshape(-1)
-    return (np.clip(samples, -1.0, 1.0) * 32767).astype("<i2").tobytes()
 
 
 def elapsed_ms(started: float) -> float:
