@@ -24,6 +24,7 @@ from bench.places import place_corpus
 from bench.recognition import HOST, Outcome, Results, TalkOutcome, model_dir, progress
 from bench.report import COMPARISONS, goal_met, header, load_average, percentile, table
 from engine.lang import Lang
+from voicehost.ears.recognizers import make_recognizer
 
 SECTIONS = ("recognition", "latency", "resources")
 ENGINES = ("whisper", "baselines", "vosk")
@@ -48,6 +49,11 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--latency-samples", type=int, help="guesses per language (default 10; --quick: 2)")
     parser.add_argument(
         "--session-seconds", type=float, help=f"simulated hearing (default {resources.SESSION_S:g}; --quick: 60)"
+    )
+    parser.add_argument(
+        "--kinds",
+        help="comma-separated utterance kinds to hear (card, lead-in, clue, command, yes/no, talk, place, "
+        "addressed; default all): a section of the recognition table, e.g. card,place",
     )
     parser.add_argument("--cache", type=Path, default=default_cache(), help="where synthesized speech is kept")
     parser.add_argument("--out", type=Path, help="also write the tables to this file")
@@ -112,14 +118,7 @@ class Engines:
                 self._loaded[engine] = found
             else:
                 started = time.perf_counter()
-                if engine == "whisper":
-                    from voicehost.ears.recognizers.whisper import WhisperRecognizer
-
-                    self._loaded[engine] = WhisperRecognizer(found)
-                else:
-                    from voicehost.ears.recognizers.vosk.recognizer import VoskRecognizer
-
-                    self._loaded[engine] = VoskRecognizer(found)
+                self._loaded[engine] = make_recognizer(engine, found)
                 progress(f"{model_id} loaded in {time.perf_counter() - started:.1f} s")
         return self._loaded[engine]
 
@@ -136,6 +135,9 @@ def held_out(options: argparse.Namespace) -> list[Utterance]:
         cards = [u for u in found if u.kind == "card" and (options.quick or u.board == "test")]
         places = place_corpus(lang, voices[:1] if options.quick else voices, quick=options.quick)
         said += found + [recognition.addressed(u) for u in cards] + places
+    if options.kinds:
+        kinds = set(_items(options.kinds))
+        said = [u for u in said if u.kind in kinds]
     return said
 
 
