@@ -44,7 +44,7 @@ from voicehost.understanding import (
     vocabulary,
 )
 from voicehost.understanding import Phase as Listening
-from voicehost.understanding.positions import read_place
+from voicehost.understanding.positions import places_to_score
 
 FRAME_STEP: Final = 100
 """Encoder windows are multiples of 1 s (100 mel frames), so the silence prior can be cached."""
@@ -162,34 +162,45 @@ class WhisperRecognizer:
         said = understand(heard.text, phase=Listening.GUESS, cards=context.cards, lang=context.lang)
         answer = isinstance(said, HeardCommand) and said.command in (Command.YES, Command.NO)
         said_other = said.intent in (Intent.COMMAND, Intent.CLUE) and said.action is not Action.REPROMPT
-        if said_other and not (answer and context.answering):
+        # A card named by its place ("row two column three", "C2"): the places are scored too, alone, when
+        # the words sound like one (`places_to_score`: not worth paying for every card said by name).
+        places = () if context.answering else places_to_score(heard.text, context.lang)
+        names_too = not said_other or (answer and context.answering)
+        if not (names_too or places):
             return None
-        if read_place(heard.text, context.lang) is not None:
-            return None  # a card named by its place: the transcript says which (the decision reads it)
         extras = extra_phrases(context.lang, context.answering)
-        phrases = tuple(dict.fromkeys((*context.cards, *extras)))
+        phrases = tuple(dict.fromkeys((*context.cards, *extras))) if names_too else ()
         starts = _lead_starts(self._tokenizer, transcript.tokens)
         leads: list[list[int]] = [[], *(transcript.tokens[:start] for start in starts)]
         leads += [self._name_tokens(name) for name in context.names]  # "Host, cherry" with "Host" lost
         # Whisper writes a lone word capitalized ("Televisão"), and lowercase after a lead-in. A card after
         # a lead-in is scored with the lead-in (its joint probability), so that every reading competes fairly.
         pairs = [(sot, [*lead, *self._card_tokens(phrase, capital=not lead)]) for lead in leads for phrase in phrases]
+        card_pairs = len(pairs)
+        pairs += [(sot, self._card_tokens(phrase)) for phrase in places]  # alone: a lead-in is rare before one
         pairs.append((sot, [*transcript.tokens, self._eot]))
         scores = self._tree.score(memory, pairs)
-        logprobs = [max(scores[i : len(pairs) - 1 : len(phrases)]) for i in range(len(phrases))]
-        priors = self._priors_of(context.lang, frames, sot, phrases)
+        logprobs = [max(scores[i : card_pairs : len(phrases)]) for i in range(len(phrases))]
+        closed = self._ranked(context.lang, frames, sot, phrases, logprobs) if phrases else None
+        placed = self._ranked(context.lang, frames, sot, places, scores[card_pairs:-1]) if places else None
+        return replace(heard, transcript_logprob=scores[-1], closed=closed, places=placed)
+
+    def _ranked(
+        self, lang: Lang, frames: int, sot: list[int], phrases: tuple[str, ...], logprobs: list[float]
+    ) -> ClosedSet:
+        """Scored phrases as evidence: each one's score less its prior, and its share of the belief."""
+        priors = self._priors_of(lang, frames, sot, phrases)
         logits = [score - PRIOR_WEIGHT * prior for score, prior in zip(logprobs, priors, strict=True)]
         top = max(logits)
         weights = [math.exp(value - top) for value in logits]
         total = sum(weights)
         order = sorted(range(len(phrases)), key=lambda i: -logits[i])
-        closed = ClosedSet(
+        return ClosedSet(
             tuple(phrases[i] for i in order),
             tuple(logprobs[i] for i in order),
             tuple(logits[i] for i in order),
             tuple(weights[i] / total for i in order),
         )
-        return replace(heard, transcript_logprob=scores[-1], closed=closed)
 
     def _name_gain(self, memory: Memory, sot: list[int], text: str, names: tuple[str, ...]) -> tuple[float, int]:
         """How much better the audio is explained with one of the host's names said first than by the
