@@ -22,19 +22,26 @@ import json
 import math
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import numpy as np
 
 from bench import ROOT
 from bench.corpus import Condition, Utterance, audio_of, boards, corpus, default_cache, voices_of
+from bench.places import place_corpus
 from engine.lang import Lang
 from voicehost.decision import FEATURES, Calibration, evidence
+from voicehost.decision.calibration import PlaceModel
+from voicehost.decision.places import placed_move
 from voicehost.ears.context import make_context
+from voicehost.understanding import Phase, understand
+from voicehost.understanding.positions import Grid
 from voicehost.understanding.talk import form_of, spoken_host_name
+
+T = TypeVar("T")
 
 TARGET: Final = ROOT / "voicehost" / "decision" / "calibration.json"
 DEFAULT_CONDITIONS: Final = ("clean", "babble-10-reverb", "white-10")
@@ -48,6 +55,8 @@ NAME_CARDS: Final = 8
 NAME_CLUES: Final = 4
 NAME_CONDITIONS: Final = 2
 """The host's name is weighed clean and in the first noisy condition (babble and reverb by default)."""
+PLACE_CONDITIONS: Final = 2
+"""Places are weighed clean and in the first noisy condition, as the host's name."""
 NAME_FALSE_RATE: Final = 0.005
 NAME_ASK_FALSE_RATE: Final = 0.05
 """At most one utterance in 200 said without the host's name is heard as said to it, on the tuning voices."""
@@ -59,6 +68,10 @@ class Sample:
     condition: str
     features: tuple[float, ...]
     right: bool
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> Sample:
+        return cls(row["uid"], row["condition"], tuple(row["features"]), bool(row["right"]))
 
 
 def _code_version() -> str:
@@ -75,50 +88,60 @@ def _code_version() -> str:
     return digest.hexdigest()[:12]
 
 
-def collect(
-    recognizer: Any, utterances: Sequence[Utterance], conditions: Sequence[Condition], cache: Path
-) -> list[Sample]:
-    """The features of the card heard first, for each guess, in each condition (cached)."""
-    store = cache.parent / f"calibration-samples-{_code_version()}.json"
-    known: dict[str, Sample] = {}
+def measured(
+    kind: str,
+    todo: Sequence[tuple[Utterance, Condition]],
+    measure: Callable[[Utterance, Condition], T | None],
+    load: Callable[[dict[str, Any]], T],
+    cache: Path,
+) -> list[T]:
+    """What `measure` finds for each utterance in each condition, cached on disk by the code version
+    (`<kind>-samples-<version>.json`): a rerun measures only what is new. None: nothing to weigh."""
+    store = cache.parent / f"{kind}-samples-{_code_version()}.json"
+    known: dict[str, T | None] = {}
     if store.exists():
         for item in json.loads(store.read_text(encoding="utf-8")):
-            known[f"{item['uid']}|{item['condition']}"] = Sample(
-                item["uid"], item["condition"], tuple(item["features"]), item["right"]
-            )
-    samples: list[Sample] = []
-    todo = [(u, c) for u in utterances for c in conditions if u.kind in ("card", "lead-in")]
+            known[f"{item['uid']}|{item['condition']}"] = load(item) if "skipped" not in item else None
     started = time.monotonic()
     for done, (utterance, condition) in enumerate(todo, 1):
         key = f"{utterance.uid}|{condition.name}"
         if key not in known:
-            cards = boards(utterance.lang)[utterance.board].cards
-            context = make_context(utterance.lang, True, tuple(cards))
-            heard = recognizer.recognize(audio_of(utterance, condition, cache), context)
-            found = evidence(heard, cards=cards, lang=utterance.lang)
-            if found is None or found.features is None:
-                continue  # a command or a clue the transcript said plainly, or "pass" first: no card to weigh
-            right = utterance.card is not None and found.top == utterance.card
-            known[key] = Sample(utterance.uid, condition.name, found.features.vector(), right)
-        samples.append(known[key])
+            known[key] = measure(utterance, condition)
         if done % 100 == 0:
             rate = done / max(1e-9, time.monotonic() - started)
-            print(f"[calibrate] {done}/{len(todo)} ({rate:.1f}/s)", file=sys.stderr, flush=True)
+            print(f"[calibrate] {kind} {done}/{len(todo)} ({rate:.1f}/s)", file=sys.stderr, flush=True)
             _save(store, known)
     _save(store, known)
-    return samples
+    found = (known[f"{u.uid}|{c.name}"] for u, c in todo)
+    return [sample for sample in found if sample is not None]
 
 
-def _save(store: Path, known: dict[str, Sample]) -> None:
-    rows = [
-        {"uid": s.uid, "condition": s.condition, "features": list(s.features), "right": s.right} for s in known.values()
-    ]
-    _save_rows(store, rows)
-
-
-def _save_rows(store: Path, rows: list[dict[str, Any]]) -> None:
+def _save(store: Path, known: dict[str, Any]) -> None:
+    rows = []
+    for key, sample in known.items():
+        uid, _, condition = key.rpartition("|")
+        rows.append(asdict(sample) if sample is not None else {"uid": uid, "condition": condition, "skipped": True})
     store.parent.mkdir(parents=True, exist_ok=True)
     store.write_text(json.dumps(rows), encoding="utf-8")
+
+
+def collect(
+    recognizer: Any, utterances: Sequence[Utterance], conditions: Sequence[Condition], cache: Path
+) -> list[Sample]:
+    """The features of the card heard first, for each guess, in each condition (cached)."""
+
+    def measure(utterance: Utterance, condition: Condition) -> Sample | None:
+        cards = boards(utterance.lang)[utterance.board].cards
+        context = make_context(utterance.lang, True, tuple(cards))
+        heard = recognizer.recognize(audio_of(utterance, condition, cache), context)
+        found = evidence(heard, cards=cards, lang=utterance.lang)
+        if found is None or found.features is None:
+            return None  # a command or a clue the transcript said plainly, or "pass" first: no card to weigh
+        right = utterance.card is not None and found.top == utterance.card
+        return Sample(utterance.uid, condition.name, found.features.vector(), right)
+
+    todo = [(u, c) for u in utterances for c in conditions if u.kind in ("card", "lead-in")]
+    return measured("calibration", todo, measure, Sample.from_row, cache)
 
 
 @dataclass(frozen=True)
@@ -151,30 +174,83 @@ def collect_names(
     recognizer: Any, utterances: Sequence[Utterance], conditions: Sequence[Condition], cache: Path
 ) -> list[NameSample]:
     """How much the host's name said first explains the audio better, with and without it said (cached)."""
-    store = cache.parent / f"name-samples-{_code_version()}.json"
-    known: dict[str, NameSample] = {}
-    if store.exists():
-        for item in json.loads(store.read_text(encoding="utf-8")):
-            known[f"{item['uid']}|{item['condition']}"] = NameSample(**item)
-    samples: list[NameSample] = []
+
+    def measure(utterance: Utterance, condition: Condition) -> NameSample:
+        name = spoken_host_name(utterance.lang)
+        cards = tuple(boards(utterance.lang)[utterance.board].cards)
+        context = make_context(utterance.lang, utterance.phase == "guess", cards, names=(name,))
+        heard = recognizer.recognize(audio_of(utterance, condition, cache), context)
+        named = utterance.kind.startswith("named")
+        in_text = form_of(heard.text, utterance.lang).addressed
+        gain = heard.name_gain if heard.name_gain is not None else -math.inf
+        return NameSample(utterance.uid, condition.name, gain, named, in_text)
+
     todo = [(u, c) for u in named_corpus(utterances) for c in conditions]
-    for done, (utterance, condition) in enumerate(todo, 1):
-        key = f"{utterance.uid}|{condition.name}"
-        if key not in known:
-            name = spoken_host_name(utterance.lang)
-            cards = tuple(boards(utterance.lang)[utterance.board].cards)
-            context = make_context(utterance.lang, utterance.phase == "guess", cards, names=(name,))
-            heard = recognizer.recognize(audio_of(utterance, condition, cache), context)
-            named = utterance.kind.startswith("named")
-            in_text = form_of(heard.text, utterance.lang).addressed
-            gain = heard.name_gain if heard.name_gain is not None else -math.inf
-            known[key] = NameSample(utterance.uid, condition.name, gain, named, in_text)
-        samples.append(known[key])
-        if done % 100 == 0:
-            print(f"[calibrate] names {done}/{len(todo)}", file=sys.stderr, flush=True)
-            _save_rows(store, [asdict(s) for s in known.values()])
-    _save_rows(store, [asdict(s) for s in known.values()])
-    return samples
+    return measured("name", todo, measure, lambda row: NameSample(**row), cache)
+
+
+@dataclass(frozen=True)
+class PlaceSample:
+    uid: str
+    condition: str
+    place: bool  # a place was said (else a card by its name: a place taken there is wrong)
+    scored: bool  # the ears scored the places (the words sounded like one)
+    chosen: bool  # ...and the move was taken for a place; then:
+    features: tuple[float, ...]
+    right: bool
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> PlaceSample:
+        return cls(**{**row, "features": tuple(row["features"])})
+
+
+def collect_places(
+    recognizer: Any, utterances: Sequence[Utterance], conditions: Sequence[Condition], cache: Path
+) -> list[PlaceSample]:
+    """For each place said by the tuning voices (every place of the test board), and each card said by
+    its name on that board clean: whether the move was taken for a place, its features, and whether the
+    card there is the card meant (cached)."""
+
+    def measure(utterance: Utterance, condition: Condition) -> PlaceSample:
+        board = boards(utterance.lang)[utterance.board]
+        grid = Grid(tuple(board.cards), board.grid.columns)
+        context = make_context(utterance.lang, True, tuple(board.cards))
+        heard = recognizer.recognize(audio_of(utterance, condition, cache), context)
+        said = understand(heard.text, phase=Phase.GUESS, cards=board.cards, lang=utterance.lang, grid=grid)
+        placed = placed_move(heard, said, grid, utterance.lang)
+        features = placed.features.vector() if placed is not None else ()
+        right = placed is not None and placed.card == utterance.card and utterance.kind == "place"
+        place = utterance.kind == "place"
+        return PlaceSample(
+            utterance.uid, condition.name, place, heard.places is not None, placed is not None, features, right
+        )
+
+    places = [(u, c) for u in utterances if u.kind == "place" for c in conditions]
+    names = [(u, conditions[0]) for u in utterances if u.kind in ("card", "lead-in") and u.board == "test"]
+    return measured("place", places + names, measure, PlaceSample.from_row, cache)
+
+
+def place_model(samples: Sequence[PlaceSample]) -> tuple[PlaceModel, str]:
+    """The place model fitted on the moves taken for a place, its operating points chosen as the card's."""
+    chosen = [s for s in samples if s.chosen]
+    as_samples = [Sample(s.uid, s.condition, s.features, s.right) for s in chosen]
+    bias, weights = fit(as_samples)
+    x = np.asarray([s.features for s in chosen])
+    right = np.asarray([s.right for s in chosen])
+    probabilities = 1 / (1 + np.exp(-(x @ weights + bias)))
+    act, ask = operating_points(probabilities, right)
+    said = [s for s in samples if s.place]
+    names = [s for s in samples if not s.place]
+    acted = [s for s in chosen if 1 / (1 + math.exp(-(float(np.dot(s.features, weights)) + bias))) >= act]
+    summary = (
+        f"{len(said)} places said: scored {sum(s.scored for s in said)}, taken for a place "
+        f"{sum(s.chosen for s in said)}, the right card first {sum(s.right for s in said)}, acted on at once "
+        f"{sum(s.right for s in acted)}; {len(names)} cards said by name: places scored "
+        f"{sum(s.scored for s in names)}, taken for a place {sum(s.chosen for s in names)}, "
+        f"acted on {sum(not s.place for s in acted)}"
+    )
+    model = PlaceModel(bias, tuple(float(w) for w in weights), round(act, 4), round(ask, 4))
+    return model, summary
 
 
 def name_points(samples: Sequence[NameSample]) -> tuple[float, float, str]:
@@ -261,6 +337,10 @@ def main(argv: list[str] | None = None) -> int:
     name_gain, name_ask, name_summary = name_points(
         collect_names(recognizer, utterances, name_conditions, options.cache)
     )
+    place_utterances = [u for lang in langs for u in place_corpus(lang, voices_of(lang, "tune"), every=True)]
+    placed, place_summary = place_model(
+        collect_places(recognizer, place_utterances + utterances, conditions[:PLACE_CONDITIONS], options.cache)
+    )
     voices = sorted({u.voice.id for u in utterances})
     fitted = {
         "command": "python -m bench.calibrate --write",
@@ -271,6 +351,7 @@ def main(argv: list[str] | None = None) -> int:
         "first_card_right": round(float(right.mean()), 3),
         "at_act": f"{int((probabilities >= act)[right].sum())} of {int(right.sum())} right cards acted on at once",
         "name": name_summary,
+        "place": place_summary,
     }
     calibration = Calibration(
         bias=bias,
@@ -282,6 +363,7 @@ def main(argv: list[str] | None = None) -> int:
         name_gain=round(name_gain, 3),
         name_ask=round(name_ask, 3),
         fitted=fitted,
+        place=placed,
     )
     text = json.dumps(calibration.to_dict(), indent=1)
     print(text)

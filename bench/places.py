@@ -19,16 +19,20 @@ PLACES: Final = ((2, 3), (1, 1), (4, 5), (5, 2), (3, 4))
 """The places said (row, column): corners, the middle band, both axes' ends."""
 
 
-def place_corpus(lang: Lang, voices: Sequence[TestVoice], *, quick: bool = False) -> list[Utterance]:
-    """Each voice saying each place of PLACES three ways: the row-and-column phrase, the column's letter
-    and the row's number said as words, and the label as written ("B3"), on the test board."""
+def place_corpus(
+    lang: Lang, voices: Sequence[TestVoice], *, quick: bool = False, every: bool = False
+) -> list[Utterance]:
+    """Each voice saying each place of PLACES (`every`: every place of the board, as the calibration has
+    them) three ways: the row-and-column phrase, the column's letter and the row's number said as words,
+    and the label as written ("B3"), on the test board."""
     board = boards(lang)["test"]
     columns = board.grid.columns
     plain = {(row, column): phrase for phrase, row, column in position_phrases(lang, columns, board.grid.rows)}
     lettered = lettered_phrases(lang, columns, board.grid.rows)
+    chosen = tuple(plain) if every else PLACES[:2] if quick else PLACES
     said: list[Utterance] = []
     for voice in voices:
-        for row, column in PLACES[:2] if quick else PLACES:
+        for row, column in chosen:
             card = board.cards[(row - 1) * columns + (column - 1)]
             texts = (plain[(row, column)], lettered[(column - 1) * board.grid.rows + (row - 1)], label(row, column))
             said += [Utterance(lang, voice, "place", text, "test", card=card) for text in texts]

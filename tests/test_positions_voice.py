@@ -1,9 +1,10 @@
 """A card named by its place, by voice: the real Whisper base model hears "row two column three" (and the
 same in Portuguese and Italian) from a synthetic voice, and the host takes the card at that place.
 
-Voices: Pico (en-US, it-IT) and RHVoice's Leticia (pt-BR) when installed, espeak-ng otherwise. What the
-place is comes from the free transcript (the decision step reads it as text): a place is a run of
-common words Whisper writes well, where a lone card name is its weak spot.
+Voices: Pico (en-US, it-IT) and RHVoice's Leticia (pt-BR) when installed, espeak-ng otherwise. When the
+words sound like a place, the ears score the grid's places as transcripts beside the cards (in four
+ways: "row two column three", "row 2 column 3", "C2", "see two"), and the decision weighs the place
+scored first with the place model calibrated on the tuning voices (voicehost/decision/places.py).
 """
 
 from __future__ import annotations
@@ -65,6 +66,8 @@ PLACES = [
     ("en", "classic-en", "row four, column one", "FARMER"),
     ("pt-BR", "classic-pt-BR", "linha dois, coluna três", "TROMPETE"),
     ("it", "classic-it", "riga due, colonna tre", "PULCINO"),
+    ("en", "classic-en", "C2", "DRUMMER"),  # a letter and a number, as the display labels the grid
+    ("pt-BR", "classic-pt-BR", "cê dois", "TROMPETE"),
 ]
 
 

@@ -21,6 +21,40 @@ from voicehost.decision.features import FEATURES, GuessFeatures
 
 
 @dataclass(frozen=True)
+class PlaceModel:
+    """The same kind of model for a card named by its place (`voicehost.decision.places`), fitted apart
+    on the tuning voices' places: its evidence reads differently (a place is four words, a name one)."""
+
+    bias: float
+    weights: tuple[float, ...]  # in the order of FEATURES
+    act: float
+    ask: float
+
+    def probability(self, features: GuessFeatures) -> float:
+        return _logistic(self.bias, self.weights, features)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PlaceModel:
+        weights = data["weights"]
+        missing = [name for name in FEATURES if name not in weights]
+        if missing:
+            raise ValueError(f"the place calibration has no weight for {', '.join(missing)}")
+        act, ask = float(data["act"]), float(data["ask"])
+        if not 0.0 <= ask <= act <= 1.0:
+            raise ValueError(f"the place operating points must be 0 <= ask <= act <= 1, not {ask} and {act}")
+        return cls(float(data["bias"]), tuple(float(weights[name]) for name in FEATURES), act, ask)
+
+    def to_dict(self) -> dict[str, Any]:
+        weights = dict(zip(FEATURES, self.weights, strict=True))
+        return {"bias": self.bias, "weights": weights, "act": self.act, "ask": self.ask}
+
+
+def _logistic(bias: float, weights: tuple[float, ...], features: GuessFeatures) -> float:
+    z = bias + sum(w * x for w, x in zip(weights, features.vector(), strict=True))
+    return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+
+@dataclass(frozen=True)
 class Calibration:
     bias: float
     weights: tuple[float, ...]  # in the order of FEATURES
@@ -31,10 +65,10 @@ class Calibration:
     name_gain: float  # the ears' `name_gain` from which an utterance counts as said to the host, name unheard
     name_ask: float  # ...from which it is asked back as if said to the host, hedged (below `name_gain`)
     fitted: Mapping[str, Any]  # what it was fitted on, for the record
+    place: PlaceModel | None = None  # None: a place heard only by the scores is asked back, never acted on
 
     def probability(self, features: GuessFeatures) -> float:
-        z = self.bias + sum(w * x for w, x in zip(self.weights, features.vector(), strict=True))
-        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+        return _logistic(self.bias, self.weights, features)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Calibration:
@@ -56,6 +90,7 @@ class Calibration:
             name_gain=float(data.get("name", {}).get("gain", math.inf)),
             name_ask=float(data.get("name", {}).get("ask", math.inf)),
             fitted=dict(data.get("fitted", {})),
+            place=PlaceModel.from_dict(data["place"]) if "place" in data else None,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -69,6 +104,7 @@ class Calibration:
             },
             "commands": {"answer_share": self.answer_share, "pass_share": self.pass_share},
             "name": {"gain": self.name_gain, "ask": self.name_ask},
+            **({"place": self.place.to_dict()} if self.place is not None else {}),
         }
 
 

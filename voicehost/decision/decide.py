@@ -18,6 +18,7 @@ from typing import Final
 from engine.lang import Lang
 from voicehost.decision.calibration import Calibration, calibration
 from voicehost.decision.features import GuessFeatures
+from voicehost.decision.places import PlaceEvidence, placed_move
 from voicehost.ears.heard import ClosedSet, Heard
 from voicehost.understanding import (
     Action,
@@ -38,6 +39,8 @@ from voicehost.understanding.talk import MAX_NAME_WORDS
 MAX_CANDIDATES: Final = 3
 ALTERNATIVE_SHARE: Final = 0.1
 """A runner-up below this share of the belief is not worth offering in a question."""
+UNCALIBRATED_PLACE_ASK: Final = 0.5
+"""Without a place model, a place the scores give at least this share is asked back, never acted on."""
 
 
 def decide(
@@ -56,12 +59,15 @@ def decide(
     `grid` the board's places (a card named by its place is read from the words, with the engine's
     confidence: the scores of the cards' names say nothing about it)."""
     said = understand(heard.text, phase=phase, cards=cards, lang=lang, asr_confidence=heard.confidence, grid=grid)
+    model = model or calibration()
+    placed = placed_move(heard, said, grid, lang) if grid is not None else None
+    if placed is not None:
+        return _by_place(heard, placed, model)
     if isinstance(said, OffGrid) or (isinstance(said, HeardGuess) and said.place):
         return said
     found = evidence(heard, cards=cards, lang=lang, answering=answering, before=before)
     if found is None:
         return said
-    model = model or calibration()
     if found.features is None:
         return _command(heard, said, found.top, found.shares[found.top], lang, answering, model)
     probability = model.probability(found.features)
@@ -74,6 +80,22 @@ def decide(
         return HeardGuess(heard.text, Action.ACCEPT, probability, found.top, offered)
     if probability >= model.ask:
         return HeardGuess(heard.text, Action.CONFIRM, probability, found.top, offered)
+    return NotUnderstood(heard.text, Action.REPROMPT, probability)
+
+
+def _by_place(heard: Heard, placed: PlaceEvidence, model: Calibration) -> Understanding:
+    """A card named by its place, from the scores: acted on, asked back with its place ("C2, CEREJA?"),
+    or asked again, by the place model (without one, never acted on from the scores alone)."""
+    place_model = model.place
+    if place_model is not None:
+        probability, act, ask = place_model.probability(placed.features), place_model.act, place_model.ask
+    else:
+        probability, act, ask = placed.features.share, math.inf, UNCALIBRATED_PLACE_ASK
+    candidates = (Candidate(placed.card, round(100 * placed.features.share, 1)),)
+    if probability >= act:
+        return HeardGuess(heard.text, Action.ACCEPT, probability, placed.card, candidates, placed.label)
+    if probability >= ask:
+        return HeardGuess(heard.text, Action.CONFIRM, probability, placed.card, candidates, placed.label)
     return NotUnderstood(heard.text, Action.REPROMPT, probability)
 
 

@@ -44,13 +44,23 @@ class GuessFeatures:
         margin = ordered[0] - ordered[1] if len(ordered) > 1 else MAX_MARGIN
         agrees = isinstance(said, HeardGuess) and said.card == card and said.action is Action.ACCEPT
         resembles = max((c.score for c in match_card(heard.text, [card], lang)), default=0.0) / 100.0
+        return cls.measured(
+            heard, share=shares[card], margin=margin, agrees=agrees, resembles=resembles, logprob=logprob
+        )
+
+    @classmethod
+    def measured(
+        cls, heard: Heard, *, share: float, margin: float, agrees: bool, resembles: float, logprob: float
+    ) -> GuessFeatures:
+        """The features from what was measured, each in its range: for a card named by its name (`of`) or
+        by its place (`voicehost.decision.places`); `logprob` the phrase's own score."""
         transcript = heard.transcript_logprob if heard.transcript_logprob is not None else logprob
         return cls(
-            share=shares[card],
+            share=share,
             margin=min(MAX_MARGIN, max(0.0, margin)),
             agrees=1.0 if agrees else 0.0,
             resembles=resembles,
-            gap=min(MAX_GAP, max(-MAX_GAP, transcript - logprob)) if transcript is not None else 0.0,
+            gap=min(MAX_GAP, max(-MAX_GAP, transcript - logprob)),
             words=float(min(MAX_WORDS, len(heard.text.split()))),
         )
 
