@@ -34,7 +34,7 @@ from bench.corpus import Condition, Utterance, audio_of, boards, corpus, default
 from bench.places import place_corpus
 from engine.lang import Lang
 from voicehost.decision import FEATURES, Calibration, evidence
-from voicehost.decision.calibration import PlaceModel
+from voicehost.decision.calibration import Logistic
 from voicehost.decision.places import placed_move
 from voicehost.ears.context import make_context
 from voicehost.understanding import Phase, understand
@@ -230,7 +230,7 @@ def collect_places(
     return measured("place", places + names, measure, PlaceSample.from_row, cache)
 
 
-def place_model(samples: Sequence[PlaceSample]) -> tuple[PlaceModel, str]:
+def place_model(samples: Sequence[PlaceSample]) -> tuple[Logistic, str]:
     """The place model fitted on the moves taken for a place, its operating points chosen as the card's."""
     chosen = [s for s in samples if s.chosen]
     as_samples = [Sample(s.uid, s.condition, s.features, s.right) for s in chosen]
@@ -249,7 +249,7 @@ def place_model(samples: Sequence[PlaceSample]) -> tuple[PlaceModel, str]:
         f"{sum(s.scored for s in names)}, taken for a place {sum(s.chosen for s in names)}, "
         f"acted on {sum(not s.place for s in acted)}"
     )
-    model = PlaceModel(bias, tuple(float(w) for w in weights), round(act, 4), round(ask, 4))
+    model = Logistic(bias, tuple(float(w) for w in weights), round(act, 4), round(ask, 4))
     return model, summary
 
 

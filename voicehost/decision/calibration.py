@@ -21,9 +21,10 @@ from voicehost.decision.features import FEATURES, GuessFeatures
 
 
 @dataclass(frozen=True)
-class PlaceModel:
-    """The same kind of model for a card named by its place (`voicehost.decision.places`), fitted apart
-    on the tuning voices' places: its evidence reads differently (a place is four words, a name one)."""
+class Logistic:
+    """A logistic model over the guess features and its operating points: the card's by its name (the
+    calibration's own) and by its place (`Calibration.place`, fitted apart: a place is four words, a
+    name one, and its evidence reads differently)."""
 
     bias: float
     weights: tuple[float, ...]  # in the order of FEATURES
@@ -34,14 +35,14 @@ class PlaceModel:
         return _logistic(self.bias, self.weights, features)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> PlaceModel:
+    def from_dict(cls, data: Mapping[str, Any], where: str = "the calibration") -> Logistic:
         weights = data["weights"]
         missing = [name for name in FEATURES if name not in weights]
         if missing:
-            raise ValueError(f"the place calibration has no weight for {', '.join(missing)}")
+            raise ValueError(f"{where} has no weight for {', '.join(missing)}")
         act, ask = float(data["act"]), float(data["ask"])
         if not 0.0 <= ask <= act <= 1.0:
-            raise ValueError(f"the place operating points must be 0 <= ask <= act <= 1, not {ask} and {act}")
+            raise ValueError(f"{where}'s operating points must be 0 <= ask <= act <= 1, not {ask} and {act}")
         return cls(float(data["bias"]), tuple(float(weights[name]) for name in FEATURES), act, ask)
 
     def to_dict(self) -> dict[str, Any]:
@@ -65,43 +66,31 @@ class Calibration:
     name_gain: float  # the ears' `name_gain` from which an utterance counts as said to the host, name unheard
     name_ask: float  # ...from which it is asked back as if said to the host, hedged (below `name_gain`)
     fitted: Mapping[str, Any]  # what it was fitted on, for the record
-    place: PlaceModel | None = None  # None: a place heard only by the scores is asked back, never acted on
+    place: Logistic | None = None  # None: a place heard only by the scores is asked back, never acted on
 
     def probability(self, features: GuessFeatures) -> float:
         return _logistic(self.bias, self.weights, features)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Calibration:
-        guess = data["guess"]
-        weights = guess["weights"]
-        missing = [name for name in FEATURES if name not in weights]
-        if missing:
-            raise ValueError(f"the calibration has no weight for {', '.join(missing)}")
-        act, ask = float(guess["act"]), float(guess["ask"])
-        if not 0.0 <= ask <= act <= 1.0:
-            raise ValueError(f"the calibration's operating points must be 0 <= ask <= act <= 1, not {ask} and {act}")
+        guess = Logistic.from_dict(data["guess"])
         return cls(
-            bias=float(guess["bias"]),
-            weights=tuple(float(weights[name]) for name in FEATURES),
-            act=act,
-            ask=ask,
+            bias=guess.bias,
+            weights=guess.weights,
+            act=guess.act,
+            ask=guess.ask,
             answer_share=float(data["commands"]["answer_share"]),
             pass_share=float(data["commands"]["pass_share"]),
             name_gain=float(data.get("name", {}).get("gain", math.inf)),
             name_ask=float(data.get("name", {}).get("ask", math.inf)),
             fitted=dict(data.get("fitted", {})),
-            place=PlaceModel.from_dict(data["place"]) if "place" in data else None,
+            place=Logistic.from_dict(data["place"], "the place calibration") if "place" in data else None,
         )
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "fitted": dict(self.fitted),
-            "guess": {
-                "bias": self.bias,
-                "weights": dict(zip(FEATURES, self.weights, strict=True)),
-                "act": self.act,
-                "ask": self.ask,
-            },
+            "guess": Logistic(self.bias, self.weights, self.act, self.ask).to_dict(),
             "commands": {"answer_share": self.answer_share, "pass_share": self.pass_share},
             "name": {"gain": self.name_gain, "ask": self.name_ask},
             **({"place": self.place.to_dict()} if self.place is not None else {}),
