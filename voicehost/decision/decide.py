@@ -3,7 +3,8 @@
 Typed text, and speech the engine has no scores for (a clue, vosk's results), is read as text with the
 engine's confidence (`voicehost.understanding.understand`). While guessing, Whisper's scores of the
 visible cards and of "yes", "no" or "pass" are weighed with the calibrated confidence: the card scored
-first is revealed at once from `act`, asked back about from `ask`, otherwise nothing is taken. What the
+first is revealed at once from `act`, asked back about from `ask`, otherwise nothing is taken; a card
+named by its place is weighed the same way with the place model (`voicehost.decision.places`). What the
 table said before (a question's offered cards and the belief behind them) is combined with what it
 says now: an answer that repeats a card strengthens it, rather than starting afresh.
 """

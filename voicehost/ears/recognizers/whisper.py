@@ -8,9 +8,10 @@ and every visible card is forced through the decoder, alone and after the transc
 prior (the same score against silence) is subtracted, so that short, common words do not win by
 default. The free greedy transcript is decoded too. What this engine returns is evidence, not a
 verdict: the transcript and the closed set's scores (`Heard.closed`), which the decision step
-(`voicehost.decision`) turns into acting, asking back or asking again. A clue's word is taken as
-transcribed and its number chosen among every way of saying one; while the host talks, only its
-stop phrases are scored.
+(`voicehost.decision`) turns into acting, asking back or asking again. A card named by its place
+("row two column three", "C2") is scored the same way, over the grid's places, when the words sound
+like one (`places_to_score`). A clue's word is taken as transcribed and its number chosen among every
+way of saying one; while the host talks, only its stop phrases are scored.
 """
 
 from __future__ import annotations
