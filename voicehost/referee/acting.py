@@ -5,20 +5,17 @@ or a line to say again."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from engine.game import Phase
 from engine.pieces import Side
 from voicehost.referee import clue_giving, commands, guessing
-from voicehost.referee.questions import ConfirmCommand, ConfirmHeardClue, PendingClue
+from voicehost.referee.questions import ConfirmCommand, ConfirmHeardClue
+from voicehost.referee.table import Commanding, PendingClue, Table
 from voicehost.understanding import Action, HeardClue, HeardCommand, HeardGuess, OffGrid, Understanding
 from voicehost.understanding.results import KEY_REQUESTS, HeardClueCheck
 
-if TYPE_CHECKING:
-    from voicehost.referee.host import Host
 
-
-def act(host: Host, heard: Understanding, side: Side | None, alternatives: Sequence[str]) -> None:
+def act(host: Commanding, heard: Understanding, side: Side | None, alternatives: Sequence[str]) -> None:
     """Do what `heard` asks; `side` the Duet side named in it, `alternatives` the recognizer's
     runners-up worth offering for a card."""
     game = host.game
@@ -52,7 +49,7 @@ def act(host: Host, heard: Understanding, side: Side | None, alternatives: Seque
         reprompt(host)
 
 
-def reprompt(host: Host) -> None:
+def reprompt(host: Table) -> None:
     """Not understood: ask again for what the phase waits for."""
     phase = host.game.state.phase
     if phase is Phase.SIMULATED_TURN:
@@ -63,7 +60,7 @@ def reprompt(host: Host) -> None:
         host.say(host.t("input.reprompt_clue"), remember=False)
 
 
-def choose_side(host: Host, side: Side) -> None:
+def choose_side(host: Table, side: Side) -> None:
     """A Duet player says who they are: the next clue or sudden-death guess is theirs."""
     game = host.game
     if side in game.clue_givers():

@@ -4,20 +4,16 @@ doubtful spelling to the opponent (`PutClueToOpponent`). The host's `clue`, `giv
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from engine.editions import AnyGame
 from engine.game import Phase, Player
 from engine.legality import ClueRuling, Reason, Verdict
 from engine.pieces import Side
 from voicehost.prompts import Prompts
-from voicehost.referee.questions import AskClueGiver, PendingClue, PutClueToOpponent
-
-if TYPE_CHECKING:
-    from voicehost.referee.host import Host
+from voicehost.referee.questions import AskClueGiver, PutClueToOpponent
+from voicehost.referee.table import PendingClue, Table
 
 
-def take_clue(host: Host, clue: PendingClue) -> None:
+def take_clue(host: Table, clue: PendingClue) -> None:
     """A clue heard: settle who gives it and whether it is legal, then give or reject it."""
     game = host.game
     phase = game.state.phase
@@ -60,13 +56,13 @@ def reason(p: Prompts, ruling: ClueRuling | None) -> str:
     return p.text(f"clue_reason.{ruling.reason.value}", card=ruling.card or "")
 
 
-def give_clue(host: Host, clue: PendingClue) -> None:
+def give_clue(host: Table, clue: PendingClue) -> None:
     events = host.game.give_clue(clue.word, clue.number, by=clue_giver(host.game, host.chosen_side))
     host.chosen_side = None
     host.done(events)
 
 
-def reject_clue(host: Host, clue: PendingClue, ruling: ClueRuling | None) -> None:
+def reject_clue(host: Table, clue: PendingClue, ruling: ClueRuling | None) -> None:
     """Refuse the clue: with the penalty variant the turn ends; without it the spymaster gives another."""
     game = host.game
     why = ruling.reason.value if ruling else "rejected"

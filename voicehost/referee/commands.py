@@ -4,7 +4,6 @@ answered, done, or asked about first when it is hard to take back (`ConfirmBefor
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING
 
 from engine.editions import AnyGame
 from engine.errors import NothingToCover
@@ -12,16 +11,14 @@ from engine.events import EventType
 from engine.game import Phase
 from voicehost.referee.attention import Listening
 from voicehost.referee.questions import ConfirmBeforeActing
+from voicehost.referee.table import Commanding
 from voicehost.understanding import Command
 from voicehost.understanding.results import KEY_REQUESTS
-
-if TYPE_CHECKING:
-    from voicehost.referee.host import Host
 
 TIMER_COMMANDS = (Command.TIMER_FLIP, Command.TIMER_PAUSE, Command.TIMER_RESUME)
 
 
-def command(host: Host, command: Command) -> None:
+def command(host: Commanding, command: Command) -> None:
     """Do one command heard for sure (or confirmed)."""
     game = host.game
     if command in (Command.YES, Command.NO):
@@ -75,7 +72,7 @@ def command(host: Host, command: Command) -> None:
         host.key_request(command)
 
 
-def undo(host: Host) -> None:
+def undo(host: Commanding) -> None:
     """Take the last guess back (confirmed first: it is hard to take back)."""
     game = host.game
     last = game.last_undoable
@@ -87,7 +84,7 @@ def undo(host: Host) -> None:
     host.after_change()
 
 
-def timer_command(host: Host, command: Command) -> None:
+def timer_command(host: Commanding, command: Command) -> None:
     """Flip, pause or resume the sand timer."""
     if command is Command.TIMER_FLIP:
         host.timer.flip(host.settings.timer_seconds or 60)
@@ -98,7 +95,7 @@ def timer_command(host: Host, command: Command) -> None:
         host.say(host.t("timer.not_running"), remember=False)
 
 
-def set_listening(host: Host, listening: Listening) -> None:
+def set_listening(host: Commanding, listening: Listening) -> None:
     """Switch the way of playing (see attention.py), and say how to play it."""
     if listening is host.listening:
         host.say(host.t(f"listen.already_{listening.value}"), remember=False)
@@ -107,7 +104,7 @@ def set_listening(host: Host, listening: Listening) -> None:
     host.say(host.t(f"listen.{listening.value}", name=host.name()), remember=False)
 
 
-def cover_for_me(host: Host) -> None:
+def cover_for_me(host: Commanding) -> None:
     """The host covers one of the cards the rules allow, at random (seeded by the game, so a resumed
     game picks what the uninterrupted one would have)."""
     choices = host.game.cover_choices()

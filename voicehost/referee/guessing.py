@@ -4,19 +4,16 @@ a clue awaited, a card to cover that must be chosen in private)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from engine.editions import AnyGame
 from engine.game import Phase, Player
 from voicehost.referee.questions import AskGuesser, ConfirmGuess
+from voicehost.referee.table import Table
 from voicehost.understanding import Action, Grid, HeardGuess, understand
 from voicehost.understanding import Phase as Hearing
 
-if TYPE_CHECKING:
-    from voicehost.referee.host import Host
 
-
-def take_guess(host: Host, heard: HeardGuess, alternatives: Sequence[str]) -> None:
+def take_guess(host: Table, heard: HeardGuess, alternatives: Sequence[str]) -> None:
     """Act on a card heard; `alternatives` are the recognizer's runners-up worth offering, best first."""
     game = host.game
     phase = game.state.phase
@@ -60,7 +57,7 @@ def covered_card_named(game: AnyGame, grid: Grid, text: str) -> str | None:
     return None
 
 
-def reveal(host: Host, card: str) -> None:
+def reveal(host: Table, card: str) -> None:
     """Turn the card over for whoever guesses now; in Duet sudden death, ask who when both may."""
     guessers = host.game.guessers()
     if len(guessers) > 1:

@@ -8,6 +8,8 @@ edition is played through the one interface of `engine.game.Game`, and said by i
 The host holds the table's state (the game, the question, the lock, the sand timer) and says what
 happened; each step has its own module: `take_up.py` (what an utterance means, and whether the host
 takes it up), `acting.py` (what it then does), `clue_giving.py`, `guessing.py` and `commands.py`.
+Those steps, and the questions, see the host through the protocols of `table.py`: this module imports
+them, never the other way round.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ from voicehost.referee import acting, clue_giving, commands, guessing, unheard
 from voicehost.referee import earpiece as by_ear
 from voicehost.referee.announcer import Announcer, announcer_for
 from voicehost.referee.attention import Attention, Listening
-from voicehost.referee.questions import ConfirmGuess, PendingClue, Question
+from voicehost.referee.questions import ConfirmGuess
+from voicehost.referee.table import PendingClue, Question
 from voicehost.referee.take_up import Moment, heard_afresh, take_up
 from voicehost.referee.timer import SandTimer
 from voicehost.understanding import Command, Grid, side_named

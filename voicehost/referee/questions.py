@@ -4,30 +4,32 @@ A question is asked once (`ask`), may be asked again (`ask` after a non-answer),
 utterance: it acts and returns True, or returns False when the utterance is no answer and the host
 should hear it afresh (another guess, another clue, a command). While a question waits, the
 recognizer listens for what it offers (`offers`) and for yes or no (`yes_no`).
+
+A question acts through the host as `table.Answering` sees it (the host's `reveal`, `give_clue`, ...):
+never through the modules that ask the questions, which import this one. Their base (`Question`) and
+the clue they carry (`PendingClue`) live in table.py, which names them in the host's protocols.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-from engine.legality import ClueRuling
 from engine.pieces import Side
+from voicehost.referee.table import Answering, PendingClue, Question
 from voicehost.understanding import Action, Command, HeardClue, HeardCommand, HeardGuess, NotUnderstood, Understanding
 
-if TYPE_CHECKING:
-    from voicehost.referee.host import Host
-
-
-@dataclass
-class PendingClue:
-    """A clue heard but not given yet: waiting for a ruling, a confirmation or its giver's name."""
-
-    word: str
-    number: int | None
-    spelled: bool
-    ruling: ClueRuling | None = None
+__all__ = [
+    "AskClueGiver",
+    "AskGuesser",
+    "ConfirmBeforeActing",
+    "ConfirmCommand",
+    "ConfirmGuess",
+    "ConfirmHeardClue",
+    "PendingClue",
+    "PutClueToOpponent",
+    "Question",
+]
 
 
 def is_yes(heard: Understanding) -> bool:
@@ -44,26 +46,6 @@ def is_other_command(heard: Understanding) -> bool:
 
 
 @dataclass
-class Question:
-    """Something the host asked and waits an answer to."""
-
-    offers: tuple[str, ...] = field(default=(), init=False)
-    """Cards the question names: what the recognizer scores as candidates while it waits."""
-    yes_no: bool = field(default=True, init=False)
-    """Whether yes and no are answers to it."""
-
-    def ask(self, host: Host) -> None:
-        raise NotImplementedError
-
-    def take(self, host: Host, heard: Understanding, side: Side | None) -> bool:
-        raise NotImplementedError
-
-    def hear_afresh_on_all_cards(self) -> bool:
-        """Whether an utterance that is no answer is read again against every visible card."""
-        return False
-
-
-@dataclass
 class ConfirmGuess(Question):
     """ "CEREJA or CEBOLA?": the host was not sure which card was meant."""
 
@@ -76,7 +58,7 @@ class ConfirmGuess(Question):
     def __post_init__(self) -> None:
         self.offers = tuple(self.candidates)
 
-    def ask(self, host: Host) -> None:
+    def ask(self, host: Answering) -> None:
         names = self.candidates
         if self.place and len(names) == 1:
             host.say(host.t("guess.confirm_place", place=self.place, card=names[0]))
@@ -87,7 +69,7 @@ class ConfirmGuess(Question):
         else:
             host.say(host.t("guess.confirm_many", first=names[0], second=names[1], third=names[2]))
 
-    def take(self, host: Host, heard: Understanding, side: Side | None) -> bool:
+    def take(self, host: Answering, heard: Understanding, side: Side | None) -> bool:
         yes, no = is_yes(heard), is_no(heard)
         if isinstance(heard, HeardGuess) and heard.action is Action.ACCEPT:
             host.reveal(heard.card)
@@ -113,13 +95,13 @@ class PutClueToOpponent(Question):
 
     clue: PendingClue = field(default_factory=lambda: PendingClue("", None, False))
 
-    def ask(self, host: Host) -> None:
+    def ask(self, host: Answering) -> None:
         giver = host.clue_giver()
         assert giver is not None
         why = host.reason(self.clue.ruling)
         host.say(host.announce.doubtful_clue(self.clue.word, why, giver))
 
-    def take(self, host: Host, heard: Understanding, side: Side | None) -> bool:
+    def take(self, host: Answering, heard: Understanding, side: Side | None) -> bool:
         if is_yes(heard):
             host.give_clue(self.clue)
             return True
@@ -138,11 +120,11 @@ class ConfirmHeardClue(Question):
 
     clue: PendingClue = field(default_factory=lambda: PendingClue("", None, False))
 
-    def ask(self, host: Host) -> None:
+    def ask(self, host: Answering) -> None:
         number = host.t("info.unlimited") if self.clue.number is None else self.clue.number
         host.say(host.t("input.confirm_clue", word=self.clue.word, number=number))
 
-    def take(self, host: Host, heard: Understanding, side: Side | None) -> bool:
+    def take(self, host: Answering, heard: Understanding, side: Side | None) -> bool:
         if is_yes(heard):
             host.clue(self.clue)
             return True
@@ -159,10 +141,10 @@ class ConfirmCommand(Question):
     command: Command = Command.REPEAT
     heard_text: str = ""
 
-    def ask(self, host: Host) -> None:
+    def ask(self, host: Answering) -> None:
         host.say(host.t("input.confirm_command", what=self.heard_text))
 
-    def take(self, host: Host, heard: Understanding, side: Side | None) -> bool:
+    def take(self, host: Answering, heard: Understanding, side: Side | None) -> bool:
         if is_yes(heard):
             host.command(self.command)
             return True
@@ -179,10 +161,10 @@ class ConfirmBeforeActing(Question):
     prompt: str = ""
     act: Callable[[], None] = lambda: None
 
-    def ask(self, host: Host) -> None:
+    def ask(self, host: Answering) -> None:
         host.say(self.prompt)
 
-    def take(self, host: Host, heard: Understanding, side: Side | None) -> bool:
+    def take(self, host: Answering, heard: Understanding, side: Side | None) -> bool:
         if is_yes(heard):
             self.act()
             return True
@@ -204,10 +186,10 @@ class AskClueGiver(Question):
     def __post_init__(self) -> None:
         self.yes_no = False
 
-    def ask(self, host: Host) -> None:
+    def ask(self, host: Answering) -> None:
         host.say(host.t("game.who_gave_clue"))
 
-    def take(self, host: Host, heard: Understanding, side: Side | None) -> bool:
+    def take(self, host: Answering, heard: Understanding, side: Side | None) -> bool:
         if side is None:
             if is_other_command(heard):
                 return False
@@ -228,10 +210,10 @@ class AskGuesser(Question):
     def __post_init__(self) -> None:
         self.yes_no = False
 
-    def ask(self, host: Host) -> None:
+    def ask(self, host: Answering) -> None:
         host.say(host.t("turn.sudden_death_who"))
 
-    def take(self, host: Host, heard: Understanding, side: Side | None) -> bool:
+    def take(self, host: Answering, heard: Understanding, side: Side | None) -> bool:
         if side is None:
             host.say(host.t("turn.sudden_death_who"), remember=False)
             host.question = self
