@@ -7,11 +7,18 @@ English, as in the other Korean tests: the model is Korean, the host's languages
 
 Why the place is said by text here, not by recorded speech: the project has no Korean place words
 (places are said in pt, it and en, which the Korean model does not know: they are left out of its
-grammar, as this file checks), and with Korean place words put in their stead ("둘째 줄 셋째 칸",
-"이 행 삼 열", "두 번째 줄 세 번째 칸", 25 places each), espeak-ng's Korean voice was heard right
-0 times in 18 (vosk's grammar is a bigram model over the phrases, and it recombined the short words:
-"이 열 사 열"). A place by voice is tested with Whisper (tests/test_positions_voice.py) and measured
-in the bench (bench/places.py).
+grammar, as this file checks), and espeak-ng's Korean voice saying Korean place words in their stead
+is not heard. With the 25 places of a 5x5 grid in a grammar beside the board's cards, at 175 words a
+minute: "셋째 줄 둘째 칸" 1 right, "이 행 삼 열" 2, "두 번째 줄 세 번째 칸" 0, "이 삼" 12; slower
+(130, 100) no better. Reading vosk's N-best (SetMaxAlternatives, up to 200) and taking the best
+alternative that is whole phrases instead of a recombined non-phrase ("이 열 이 열"): 2, 3, 1 and 13,
+while wrong places went up by 5, 2, 1 and 5; the right phrase was among the alternatives 2, 3, 2 and
+15 times in 25. The same with the Korean fillers in the grammar. The words themselves are misheard,
+not recombined: with the 25 places alone in the grammar, 1 and 2 right; said alone, 첫째, 둘째 and
+다섯째 come out as 넷째. espeak-ng's other Korean variants (f1-f4, m1-m3, klatt) did no better: at
+most 5 right (10 with alternatives) for the first two phrasings, 12 (13) for "이 삼".
+A place by voice is tested with Whisper (tests/test_positions_voice.py) and measured in the bench
+(bench/places.py).
 """
 
 from __future__ import annotations
