@@ -3,34 +3,27 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any
 
 from engine.errors import (
     ClueExpected,
     CoverFirst,
-    EmptyClue,
     GuessExpected,
-    MustGuessOnce,
     NobodyGuesses,
     NotACardToCover,
     NothingToCover,
     NotYourTurn,
-    NumberOutOfRange,
 )
 from engine.events import Event, EventType
 from engine.game import BaseState, Game, Phase, Player
 from engine.pieces import (
     COMPETITIVE_COUNTS,
-    Clue,
     EndReason,
     Identity,
     Team,
     TurnEndReason,
     Winner,
 )
-
-MAX_CLUE_NUMBER: Final = 9
-"""Competitive clue numbers run from 0 to 9, or unlimited."""
 
 
 @dataclass
@@ -119,21 +112,6 @@ class CompetitiveGame(Game[CompetitiveState]):
 
     # ---- actions -------------------------------------------------------------------------
 
-    def give_clue(self, word: str, number: int | None, *, by: Player | None = None) -> list[Event]:
-        """The spymaster of the team to play says one word and one number (None: unlimited).
-
-        Legality is the host's to settle first (`check_clue`, then the opposing spymaster for a
-        doubtful one): an accepted clue stands, as the rulebooks say.
-        """
-        self._require_clue_phase()
-        self._require_team(by)
-        word = word.strip()
-        if not word:
-            raise EmptyClue()
-        if number is not None and not 0 <= number <= MAX_CLUE_NUMBER:
-            raise NumberOutOfRange(number=number, low=0, high=MAX_CLUE_NUMBER)
-        return [self._emit(EventType.CLUE, by=self.team.value, word=word, number=Clue(word, number).number_value)]
-
     def reject_clue(
         self, word: str, reason: str, *, number: int | None = None, by: Player | None = None
     ) -> list[Event]:
@@ -215,7 +193,7 @@ class CompetitiveGame(Game[CompetitiveState]):
         self._require_running()
         self._require_team(by)
         if self.state.phase is Phase.CLUE:
-            raise ClueExpected(by=self.team.value)
+            raise ClueExpected(by=self._awaited_givers())
         if self.state.phase is not Phase.GUESS:
             raise NobodyGuesses()
         index = self.card_index(card)
@@ -241,31 +219,39 @@ class CompetitiveGame(Game[CompetitiveState]):
             events.append(self._end_turn(TurnEndReason.LIMIT))
         return events
 
-    def end_turn(self) -> list[Event]:
-        """The operatives stop guessing (only after at least one guess)."""
-        self._require_running()
-        if self.state.phase is Phase.CLUE:
-            raise ClueExpected(by=self.team.value)
-        if self.state.guesses_this_turn == 0 and not self.state.sudden_death:
-            raise MustGuessOnce()
-        if self.state.sudden_death:
-            result = (
-                self._winner_result(self.team) if self.agents_left(self.team) == 0 else self._loser_result(self.team)
-            )
-            return [self._game_over(result, EndReason.SUDDEN_DEATH)]
-        return [self._end_turn(TurnEndReason.PASSED)]
+    # ---- the hooks of the shared actions (engine.game) --------------------------------------
 
-    def timer_expired(self) -> list[Event]:
-        """The sand timer ran out; with the house rule, the guessing ends (after one guess at least)."""
-        self._require_running()
-        if (
-            not self.variants.timer_ends_turn
-            or self.state.phase is not Phase.GUESS
-            or self.state.guesses_this_turn == 0
-            or self.state.sudden_death
-        ):
-            return []
-        return [self._end_turn(TurnEndReason.TIMER)]
+    def _clue_giver(self, by: Player | None) -> Team:
+        """The spymaster of the team to play gives the clue.
+
+        Legality is the host's to settle first (`check_clue`, then the opposing spymaster for a
+        doubtful one): an accepted clue stands, as the rulebooks say.
+        """
+        self._require_clue_phase()
+        self._require_team(by)
+        return self.team
+
+    def _awaited_givers(self) -> str:
+        return self.team.value
+
+    def _in_sudden_death(self) -> bool:
+        """Assassin Ending's sudden death happens inside the guess phase."""
+        return self.state.sudden_death
+
+    def _stop_in_sudden_death(self) -> list[Event]:
+        """Stopping in sudden death ends the game: won if all own agents are found, else lost."""
+        team = self.team
+        result = self._winner_result(team) if self.agents_left(team) == 0 else self._loser_result(team)
+        return [self._game_over(result, EndReason.SUDDEN_DEATH)]
+
+    def _pass_turn(self, reason: TurnEndReason) -> list[Event]:
+        return [self._end_turn(reason)]
+
+    def _result_fields(self, winner: Winner) -> dict[str, Any]:
+        """Co-op: a win scores the simulated team's agents still uncovered."""
+        if self.variants.coop and winner is Winner.PLAYERS:
+            return {"score": self.agents_left(self.players_team.other)}
+        return {}
 
     # ---- consequences --------------------------------------------------------------------
 
@@ -310,12 +296,6 @@ class CompetitiveGame(Game[CompetitiveState]):
     def _end_turn(self, reason: TurnEndReason) -> Event:
         return self._emit(EventType.TURN_ENDED, by=self.team.value, reason=reason.value)
 
-    def _game_over(self, winner: Winner, reason: EndReason) -> Event:
-        fields: dict[str, Any] = {"winner": winner.value, "reason": reason.value}
-        if self.variants.coop and winner is Winner.PLAYERS:
-            fields["score"] = self.agents_left(self.players_team.other)
-        return self._emit(EventType.GAME_OVER, **fields)
-
     # ---- the fold ------------------------------------------------------------------------
 
     def _apply_event(self, event: Event) -> None:
@@ -325,8 +305,7 @@ class CompetitiveGame(Game[CompetitiveState]):
             state.phase = Phase.CLUE
         elif kind is EventType.CLUE:
             self._expect_team(event)
-            number = event["number"]
-            clue = Clue(event["word"], None if number == "unlimited" else int(number))
+            clue = self._clue_of(event)
             state.clue, state.guesses_this_turn, state.phase = clue, 0, Phase.GUESS
             state.clues.append((event["by"], clue))
             state.penalty_for = None
@@ -346,8 +325,7 @@ class CompetitiveGame(Game[CompetitiveState]):
         elif kind is EventType.TURN_ENDED:
             self._apply_turn_end(event)
         elif kind is EventType.GAME_OVER:
-            state.phase, state.winner = Phase.OVER, Winner(event["winner"])
-            state.end_reason, state.score = EndReason(event["reason"]), event.get("score")
+            self._apply_game_over(event)
         else:
             raise ValueError(f"{kind.value} is not an event of a competitive game")
 

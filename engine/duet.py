@@ -8,15 +8,12 @@ from typing import Any, Final
 from engine.errors import (
     CardAlreadyMarked,
     ClueExpected,
-    EmptyClue,
     GuessExpected,
-    MustGuessOnce,
     NobodyGuesses,
     NoCluesInSuddenDeath,
     NothingLeftToFind,
     NoTurnsInSuddenDeath,
     NotYourTurn,
-    NumberOutOfRange,
     SayWhoGivesTheClue,
     SayWhoGuesses,
     SideIsDone,
@@ -24,10 +21,8 @@ from engine.errors import (
 from engine.events import Event, EventType
 from engine.game import BaseState, Game, Phase, Player
 from engine.missions import mission
-from engine.pieces import Clue, EndReason, Identity, Side, Team, TurnEndReason, Winner
+from engine.pieces import EndReason, Identity, Side, Team, TurnEndReason, Winner
 
-MAX_DUET_NUMBER: Final = 25
-"""Any number goes in Duet (guesses are unlimited anyway); more than the board holds means nothing."""
 GREENS_TO_FIND: Final = 15
 
 
@@ -50,6 +45,8 @@ class DuetGame(Game[DuetState]):
     state_class = DuetState
     TEAMS = False
     KEY_HOLDERS = (Side.A.value, Side.B.value)
+    MAX_CLUE_NUMBER = 25
+    """Any number goes in Duet (guesses are unlimited anyway); more than the board holds means nothing."""
 
     def _initial_state(self) -> DuetState:
         tokens, mistakes = self.variants.duet_tokens, self.variants.duet_tokens
@@ -177,17 +174,6 @@ class DuetGame(Game[DuetState]):
 
     # ---- actions -------------------------------------------------------------------------
 
-    def give_clue(self, word: str, number: int | None, *, by: Player | None = None) -> list[Event]:
-        """`by` gives a clue for the greens on their own side; the partner will guess."""
-        by = self._giver_for(by)
-        self._require_clue_phase(by)
-        word = word.strip()
-        if not word:
-            raise EmptyClue()
-        if number is not None and not 0 <= number <= MAX_DUET_NUMBER:
-            raise NumberOutOfRange(number=number, low=0, high=MAX_DUET_NUMBER)
-        return [self._emit(EventType.CLUE, by=by.value, word=word, number=Clue(word, number).number_value)]
-
     def reject_clue(
         self, word: str, reason: str, *, number: int | None = None, by: Player | None = None
     ) -> list[Event]:
@@ -210,8 +196,7 @@ class DuetGame(Game[DuetState]):
         if isinstance(by, Team):
             raise NotYourTurn(by=by.value)
         if self.state.phase is Phase.CLUE:
-            names = "/".join(side.value.upper() for side in self.next_givers())
-            raise ClueExpected(by=names)
+            raise ClueExpected(by=self._awaited_givers())
         guesser = self._guesser_for(by if isinstance(by, Side) else None)
         judge = guesser.other
         index = self.card_index(card)
@@ -230,33 +215,47 @@ class DuetGame(Game[DuetState]):
                 if side not in self.state.done and not self.greens_of(side) - self.state.greens:
                     events.append(self._emit(EventType.SIDE_DONE, side=side.value))
             if judge in self.state.done and self.state.phase is Phase.GUESS:
-                events += self._finish_turn(TurnEndReason.PASSED)  # nothing is left to find on this clue
+                events += self._pass_turn(TurnEndReason.PASSED)  # nothing is left to find on this clue
             return events
         if self.state.sudden_death:
             return [*events, self._game_over(Winner.NONE, EndReason.SUDDEN_DEATH)]
         return events + self._mark_bystander(index, judge)
 
-    def end_turn(self) -> list[Event]:
-        """The guesser takes a token to stop after at least one correct guess."""
-        self._require_running()
-        if self.state.phase is Phase.CLUE:
-            raise ClueExpected(by="/".join(side.value.upper() for side in self.next_givers()))
-        if self.state.phase is Phase.SUDDEN_DEATH:
-            raise NoTurnsInSuddenDeath()
-        if self.state.guesses_this_turn == 0:
-            raise MustGuessOnce()
-        return self._finish_turn(TurnEndReason.PASSED)
+    # ---- the hooks of the shared actions (engine.game) --------------------------------------
 
-    def timer_expired(self) -> list[Event]:
-        """With the house rule, the sand timer ends the guessing like a pass (after one guess)."""
-        self._require_running()
-        if (
-            not self.variants.timer_ends_turn
-            or self.state.phase is not Phase.GUESS
-            or self.state.guesses_this_turn == 0
-        ):
-            return []
-        return self._finish_turn(TurnEndReason.TIMER)
+    def _clue_giver(self, by: Player | None) -> Side:
+        """`by` gives a clue for the greens on their own side; the partner will guess."""
+        giver = self._giver_for(by)
+        self._require_clue_phase(giver)
+        return giver
+
+    def _awaited_givers(self) -> str:
+        return "/".join(side.value.upper() for side in self.next_givers())
+
+    def _stop_in_sudden_death(self) -> list[Event]:
+        raise NoTurnsInSuddenDeath()
+
+    def _pass_turn(self, reason: TurnEndReason) -> list[Event]:
+        """The guesser takes a token to stop after at least one correct guess (or the timer does)."""
+        tokens, mistakes = self._spend_plain_first()
+        assert self.state.giver is not None
+        ended = self._emit(
+            EventType.TURN_ENDED,
+            by=self.state.giver.value,
+            reason=reason.value,
+            token_taken=True,
+            **self._bank(tokens, mistakes),
+        )
+        return [ended, *self._sudden_death_if_out_of_time()]
+
+    def _result_fields(self, winner: Winner) -> dict[str, Any]:
+        """A won game scores its tokens, unless on a mission; a mission's result names it."""
+        fields: dict[str, Any] = {}
+        if winner is Winner.PLAYERS and not self.on_mission:
+            fields["score"] = self.score()
+        if self.on_mission:
+            fields["mission"] = self.variants.mission
+        return fields
 
     # ---- consequences --------------------------------------------------------------------
 
@@ -315,18 +314,6 @@ class DuetGame(Game[DuetState]):
         )
         return [marked, *self._after_turn(TurnEndReason.WRONG_GUESS)]
 
-    def _finish_turn(self, reason: TurnEndReason) -> list[Event]:
-        tokens, mistakes = self._spend_plain_first()
-        assert self.state.giver is not None
-        ended = self._emit(
-            EventType.TURN_ENDED,
-            by=self.state.giver.value,
-            reason=reason.value,
-            token_taken=True,
-            **self._bank(tokens, mistakes),
-        )
-        return [ended, *self._sudden_death_if_out_of_time()]
-
     def _after_turn(self, reason: TurnEndReason) -> list[Event]:
         assert self.state.giver is not None
         ended = self._emit(EventType.TURN_ENDED, by=self.state.giver.value, reason=reason.value)
@@ -352,14 +339,6 @@ class DuetGame(Game[DuetState]):
             bank["mistakes_left"] = mistakes
         return bank
 
-    def _game_over(self, winner: Winner, reason: EndReason) -> Event:
-        fields: dict[str, Any] = {"winner": winner.value, "reason": reason.value}
-        if winner is Winner.PLAYERS and not self.on_mission:
-            fields["score"] = self.score()
-        if self.on_mission:
-            fields["mission"] = self.variants.mission
-        return self._emit(EventType.GAME_OVER, **fields)
-
     # ---- the fold ------------------------------------------------------------------------
 
     def _apply_event(self, event: Event) -> None:
@@ -369,8 +348,7 @@ class DuetGame(Game[DuetState]):
             return
         if kind is EventType.CLUE:
             by = Side(event["by"])
-            number = event["number"]
-            clue = Clue(event["word"], None if number == "unlimited" else int(number))
+            clue = self._clue_of(event)
             state.giver, state.clue, state.guesses_this_turn, state.phase = by, clue, 0, Phase.GUESS
             state.clues.append((by.value, clue))
             state.givers.append(by)
@@ -400,8 +378,7 @@ class DuetGame(Game[DuetState]):
         elif kind is EventType.SUDDEN_DEATH:
             state.sudden_death, state.phase, state.clue = True, Phase.SUDDEN_DEATH, None
         elif kind is EventType.GAME_OVER:
-            state.phase, state.winner = Phase.OVER, Winner(event["winner"])
-            state.end_reason, state.score = EndReason(event["reason"]), event.get("score")
+            self._apply_game_over(event)
         else:
             raise ValueError(f"{kind.value} is not an event of Duet")
 

@@ -2,8 +2,10 @@
 
 As in python-chess's variants, every edition is a subclass with the same actions (`give_clue`,
 `reject_clue`, `guess`, `end_turn`, `cover`, `timer_expired`) and the same queries (`clue_givers`,
-`guessers`, `public_identity`, `key_for`, `public_counters`); class flags (`TEAMS`, `KEY_HOLDERS`)
-and hooks carry what differs, so callers never branch on the edition. A player is a `Team` in the
+`guessers`, `public_identity`, `key_for`, `public_counters`); class flags (`TEAMS`, `KEY_HOLDERS`,
+`MAX_CLUE_NUMBER`) and hooks carry what differs, so callers never branch on the edition. What the rules share is
+written here once: `give_clue`, `end_turn` and `timer_expired` ask the edition only who gives the
+clue, what a pass costs and what stopping means in sudden death. A player is a `Team` in the
 competitive editions and a key `Side` in Duet; `by=None` means whoever the rules allow, when only
 one may act.
 
@@ -23,15 +25,19 @@ from typing import Any, ClassVar, Generic, TypeVar
 from engine.board import Board
 from engine.errors import (
     CardAlreadyCovered,
+    ClueExpected,
+    EmptyClue,
     GameIsOver,
     LogError,
+    MustGuessOnce,
     NothingToCover,
     NothingToUndo,
+    NumberOutOfRange,
     UnknownCard,
 )
 from engine.events import Event, EventType
 from engine.legality import ClueRuling, check_clue
-from engine.pieces import Clue, EndReason, Identity, Side, Team, Winner
+from engine.pieces import Clue, EndReason, Identity, Side, Team, TurnEndReason, Winner
 from engine.variants import Variants
 
 
@@ -71,6 +77,8 @@ class Game(Generic[S]):
     """Two teams play against each other (Classic, Pictures); False: two partners (Duet)."""
     KEY_HOLDERS: ClassVar[tuple[str, ...]] = ("spymasters",)
     """Who sees a private key: both spymasters share one key card; each Duet player sees one side."""
+    MAX_CLUE_NUMBER: ClassVar[int] = 9
+    """Clue numbers run from 0 to this, or unlimited (None): 9 in the competitive editions."""
 
     def __init__(self, board: Board, variants: Variants | None = None) -> None:
         self.board = board
@@ -141,11 +149,17 @@ class Game(Generic[S]):
         """Is this clue legal against the cards still visible? Valid, invalid or doubtful."""
         return check_clue(word, self.visible_cards(), self.board.lang, self.variants.house, spelled=spelled)
 
-    # ---- actions every edition answers (hooks) --------------------------------------------
+    # ---- actions every edition answers (shared, or hooks) ---------------------------------
 
     def give_clue(self, word: str, number: int | None, *, by: Player | None = None) -> list[Event]:
-        """A clue giver says one word and one number (None: unlimited)."""
-        raise NotImplementedError
+        """A clue giver says one word and one number (None: unlimited); `_clue_giver` says who may."""
+        giver = self._clue_giver(by)
+        word = word.strip()
+        if not word:
+            raise EmptyClue()
+        if number is not None and not 0 <= number <= self.MAX_CLUE_NUMBER:
+            raise NumberOutOfRange(number=number, low=0, high=self.MAX_CLUE_NUMBER)
+        return [self._emit(EventType.CLUE, by=giver.value, word=word, number=Clue(word, number).number_value)]
 
     def reject_clue(
         self, word: str, reason: str, *, number: int | None = None, by: Player | None = None
@@ -158,12 +172,27 @@ class Game(Generic[S]):
         raise NotImplementedError
 
     def end_turn(self) -> list[Event]:
-        """The guessers stop."""
-        raise NotImplementedError
+        """The guessers stop, after one guess at least; in sudden death the edition says what follows."""
+        self._require_running()
+        if self.state.phase is Phase.CLUE:
+            raise ClueExpected(by=self._awaited_givers())
+        if self._in_sudden_death():
+            return self._stop_in_sudden_death()
+        if self.state.guesses_this_turn == 0:
+            raise MustGuessOnce()
+        return self._pass_turn(TurnEndReason.PASSED)
 
     def timer_expired(self) -> list[Event]:
-        """The sand timer ran out; what follows depends on the house rules."""
-        raise NotImplementedError
+        """The sand timer ran out; with the house rule, the guessing ends like a pass (after one guess)."""
+        self._require_running()
+        if (
+            not self.variants.timer_ends_turn
+            or self.state.phase is not Phase.GUESS
+            or self.state.guesses_this_turn == 0
+            or self._in_sudden_death()
+        ):
+            return []
+        return self._pass_turn(TurnEndReason.TIMER)
 
     def cover(self, card: str) -> list[Event]:
         """A card covered without a guess (a penalty, the simulated team's turn); see `cover_choices`."""
@@ -267,3 +296,43 @@ class Game(Generic[S]):
 
     def _apply_event(self, event: Event) -> None:
         raise NotImplementedError
+
+    # ---- hooks of the shared actions -------------------------------------------------------
+
+    def _clue_giver(self, by: Player | None) -> Player:
+        """Who gives the clue `by` names (or the only one who may); raises when it is not their clue."""
+        raise NotImplementedError
+
+    def _awaited_givers(self) -> str:
+        """Whom `ClueExpected` names while a clue is awaited."""
+        raise NotImplementedError
+
+    def _in_sudden_death(self) -> bool:
+        """Whether the guessers play sudden death, where no turn ends by a pass or the timer."""
+        return self.state.phase is Phase.SUDDEN_DEATH
+
+    def _stop_in_sudden_death(self) -> list[Event]:
+        """What `end_turn` does in sudden death."""
+        raise NotImplementedError
+
+    def _pass_turn(self, reason: TurnEndReason) -> list[Event]:
+        """The events that end the guessing when the guessers stop or the timer runs out."""
+        raise NotImplementedError
+
+    def _game_over(self, winner: Winner, reason: EndReason) -> Event:
+        """Write `game_over`; what else the result says (score, mission) is the edition's."""
+        return self._emit(EventType.GAME_OVER, winner=winner.value, reason=reason.value, **self._result_fields(winner))
+
+    def _result_fields(self, winner: Winner) -> dict[str, Any]:
+        return {}
+
+    @staticmethod
+    def _clue_of(event: Event) -> Clue:
+        """The clue a `clue` event gave."""
+        number = event["number"]
+        return Clue(event["word"], None if number == "unlimited" else int(number))
+
+    def _apply_game_over(self, event: Event) -> None:
+        state = self.state
+        state.phase, state.winner = Phase.OVER, Winner(event["winner"])
+        state.end_reason, state.score = EndReason(event["reason"]), event.get("score")
