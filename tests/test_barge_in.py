@@ -9,10 +9,9 @@ microphone has delivered. The loop pulls each 0.1 s chunk; the microphone hands 
 mouth has settled (nothing left to say, or the loudspeaker playing), carrying what the loudspeaker
 played then (attenuated, as a speaker-to-microphone path does) plus the player's espeak-ng voice.
 An announcement plays for its length in chunks and a cut is heard at the next chunk; synthesizing
-and recognizing take no time in the room, as if the machine were infinitely fast. The one input this
-does not pin down is the synthesizer: pyttsx3 drives espeak-ng asynchronously, and now and then a new
-speaking rate is not yet in effect when the next announcement is synthesized (the first one of a process
-then comes out at pyttsx3's default 200 words a minute, not 165), which changes the echo heard.
+and recognizing take no time in the room, as if the machine were infinitely fast. The synthesizer is
+pinned down too: every announcement is its own run of the espeak-ng program, at the rate set, so the
+same text is the same audio (and the same echo) on every run (tests/test_mouth.py checks it).
 
 The promise checked: the host never hears itself (nothing of its echo becomes a move), a player's
 "stop" said over its voice cuts the announcement short, and listening resumes at once after the

@@ -8,7 +8,8 @@ echo gate, the Host and its sand timer. Only these are fakes:
 
 - `sounddevice` (PortAudio): a microphone the players speak into, that can be unplugged, and a
   loudspeaker that plays instantly;
-- `pyttsx3` (espeak-ng): writes a short tone for each announcement, or raises once it is broken;
+- the `espeak-ng` program (a shell script first on PATH): writes a short tone for each announcement,
+  or fails as espeak-ng does once it is broken;
 - the recognizer: each utterance is one 0.1 s block whose samples encode the index of the
   scripted line (the point here is the device and the game, not recognition);
 - the clocks: the sand timer's (so minutes can pass in a test), and the microphone's clock and
@@ -22,12 +23,13 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -215,44 +217,60 @@ class FakeSoundDevice:
         return bool(self.inputs) and self.inputs[-1].hear(audio)
 
 
-# ---- the fake espeak-ng, through pyttsx3 -----------------------------------------------------------
+# ---- the fake espeak-ng ----------------------------------------------------------------------------
+
+ESPEAK_VOICES = """\
+Pty Language       Age/Gender VoiceName          File                 Other Languages
+ 2  en-us           --/M      English_(America)  gmw/en-US            (en 3)
+ 5  pt-br           --/M      Portuguese_(Brazil) roa/pt-BR            (pt 6)
+"""
+ESPEAK_SCRIPT = """\
+#!/bin/sh
+# The fake espeak-ng: lists two voices, or logs the text (standard input) and writes a short tone as
+# its WAV on standard output; once broken, it logs the text as failed and exits as espeak-ng does.
+cd '{folder}' || exit 2
+if [ "$1" = "--voices" ]; then exec cat voices.txt; fi
+text="$(cat)"
+if [ -e broken ]; then
+    printf '%s\\n' "$text" >>failed
+    echo "espeak-ng: could not open the audio output" >&2
+    exit 1
+fi
+printf '%s\\n' "$text" >>spoken
+exec cat tone.wav
+"""
 
 
 class FakeEspeak:
-    """A pyttsx3 engine over espeak-ng: `save_to_file` + `runAndWait` write a short WAV, until `broken`
-    is set; then runAndWait raises, as pyttsx3 does when espeak-ng fails."""
+    """The `espeak-ng` program the Synthesizer runs, as a shell script in `folder` put first on PATH: it
+    speaks a short tone for every announcement until `break_voice`, then fails."""
 
-    VOICES = (
-        SimpleNamespace(id="gmw/en-us", languages=["en-us"]),
-        SimpleNamespace(id="roa/pt-br", languages=["pt-br"]),
-    )
-
-    def __init__(self) -> None:
-        self.properties: dict[str, Any] = {"voice": "roa/pt-br", "rate": 175}
-        self.broken: Exception | None = None
-        self.spoken: list[str] = []
-        self.failed: list[str] = []
-        self._job: tuple[str, str] | None = None
-
-    def getProperty(self, name: str) -> Any:
-        return list(self.VOICES) if name == "voices" else self.properties[name]
-
-    def setProperty(self, name: str, value: Any) -> None:
-        self.properties[name] = value
-
-    def save_to_file(self, text: str, path: str) -> None:
-        self._job = (text, path)
-
-    def runAndWait(self) -> None:
-        assert self._job is not None
-        text, path = self._job
-        self._job = None
-        if self.broken is not None:
-            self.failed.append(text)
-            raise self.broken
-        self.spoken.append(text)
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        folder.mkdir()
+        script = folder / "espeak-ng"
+        script.write_text(ESPEAK_SCRIPT.format(folder=folder), encoding="utf-8")
+        script.chmod(0o755)
+        (folder / "voices.txt").write_text(ESPEAK_VOICES, encoding="utf-8")
         seconds = np.arange(round(0.05 * SAMPLE_RATE)) / SAMPLE_RATE
-        write_wav(path, (0.3 * np.sin(2 * np.pi * 220 * seconds)).astype(np.float32))
+        write_wav(folder / "tone.wav", (0.3 * np.sin(2 * np.pi * 220 * seconds)).astype(np.float32))
+
+    def break_voice(self) -> None:
+        (self.folder / "broken").touch()
+
+    def _log(self, name: str) -> list[str]:
+        path = self.folder / name
+        return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+
+    @property
+    def spoken(self) -> list[str]:
+        """What it synthesized, in order."""
+        return self._log("spoken")
+
+    @property
+    def failed(self) -> list[str]:
+        """What it was asked for once broken."""
+        return self._log("failed")
 
 
 # ---- the fake recognizer ---------------------------------------------------------------------------
@@ -325,7 +343,7 @@ class Table(threading.Thread):
                     if not mouth.wait_idle(TIMEOUT):
                         return self._give_up("the host never stopped talking")
             if index == BREAK_BEFORE and self.break_voice:
-                self.espeak.broken = RuntimeError("run loop already started")
+                self.espeak.break_voice()
             if not self.device.speak(utterance(index)):
                 return self._give_up(f"nobody listened to {LINES[index]!r}")
         if not host.wait_until(lambda: host.finished, TIMEOUT):
@@ -387,9 +405,9 @@ def play(
         sand.now += AWAY_SECONDS  # minutes go by without a microphone
 
     device = FakeSoundDevice(while_away)
-    espeak = FakeEspeak()
+    espeak = FakeEspeak(Path(tempfile.mkdtemp(prefix="espeak-", dir=tmp_path)) / "bin")
     monkeypatch.setitem(sys.modules, "sounddevice", device)
-    monkeypatch.setitem(sys.modules, "pyttsx3", SimpleNamespace(init=lambda driverName=None: espeak))
+    monkeypatch.setenv("PATH", f"{espeak.folder}{os.pathsep}{os.environ.get('PATH', '')}")
     recognizer = ScriptedRecognizer(LINES)
 
     def make_ears(engine: str, model_dir: Path) -> Ears:

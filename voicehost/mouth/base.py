@@ -20,7 +20,7 @@ class Mouth(Protocol):
 
 
 class SpeechError(Exception):
-    """The host cannot speak (no pyttsx3, no espeak-ng, no voice for the language); meant for the player."""
+    """The host cannot speak (no espeak-ng, no voice for the language, espeak-ng failing); meant for the player."""
 
 
 class NoSpeaker(SpeechError):
