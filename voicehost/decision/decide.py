@@ -77,10 +77,18 @@ def decide(
         for card in sorted((c for c in found.shares if c in cards), key=lambda c: -found.shares[c])
         if found.shares[card] >= ALTERNATIVE_SHARE or card == found.top
     )[:MAX_CANDIDATES]
-    if probability >= model.act:
-        return HeardGuess(heard.text, Action.ACCEPT, probability, found.top, offered)
-    if probability >= model.ask:
-        return HeardGuess(heard.text, Action.CONFIRM, probability, found.top, offered)
+    return _verdict(heard, probability, model.act, model.ask, found.top, offered)
+
+
+def _verdict(
+    heard: Heard, probability: float, act: float, ask: float, card: str, offered: tuple[Candidate, ...], place: str = ""
+) -> Understanding:
+    """The card acted on at once from `act`, asked back about from `ask`, otherwise asked again: one
+    ladder for a card named by its name and by its place."""
+    if probability >= act:
+        return HeardGuess(heard.text, Action.ACCEPT, probability, card, offered, place)
+    if probability >= ask:
+        return HeardGuess(heard.text, Action.CONFIRM, probability, card, offered, place)
     return NotUnderstood(heard.text, Action.REPROMPT, probability)
 
 
@@ -93,11 +101,7 @@ def _by_place(heard: Heard, placed: PlaceEvidence, model: Calibration) -> Unders
     else:
         probability, act, ask = placed.features.share, math.inf, UNCALIBRATED_PLACE_ASK
     candidates = (Candidate(placed.card, round(100 * placed.features.share, 1)),)
-    if probability >= act:
-        return HeardGuess(heard.text, Action.ACCEPT, probability, placed.card, candidates, placed.label)
-    if probability >= ask:
-        return HeardGuess(heard.text, Action.CONFIRM, probability, placed.card, candidates, placed.label)
-    return NotUnderstood(heard.text, Action.REPROMPT, probability)
+    return _verdict(heard, probability, act, ask, placed.card, candidates, placed.label)
 
 
 @dataclass(frozen=True)
