@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import struct
 from collections.abc import Callable, Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
@@ -112,24 +113,64 @@ def _field(number: int, payload: bytes | int) -> bytes:
     return _varint(number << 3 | 2) + _varint(len(payload)) + payload
 
 
-def _matmul_integer_model(weight: npt.NDArray[np.int8]) -> bytes:
-    """An ONNX model of one node: Y(int32)[M, N] = (A(uint8)[M, K] - zero_point) @ weight(int8)[K, N]."""
+UINT8: Final = 2
+INT8: Final = 3
+"""ONNX element types of the operands."""
+
+
+def _matmul_integer_model(weight: npt.NDArray[Any], weight_type: int) -> bytes:
+    """An ONNX model of one node: Y(int32)[M, N] = (A(uint8)[M, K] - a_zero) @ (weight[K, N] - b_zero), the
+    weight int8 (`INT8`, b_zero 0) or uint8 (`UINT8`, b_zero an input: 128 for int8 values shifted up)."""
     rows, columns = weight.shape
 
     def value(name: str, element_type: int, dims: list[int | str]) -> bytes:
         shape = b"".join(_field(1, _field(1, d) if isinstance(d, int) else _field(2, d.encode())) for d in dims)
         return _field(1, name.encode()) + _field(2, _field(1, _field(1, element_type) + _field(2, shape)))
 
-    node = b"".join(_field(1, name.encode()) for name in ("A", "B", "zp")) + _field(2, b"Y")
+    inputs = ("A", "B", "zp", "bzp") if weight_type == UINT8 else ("A", "B", "zp")
+    node = b"".join(_field(1, name.encode()) for name in inputs) + _field(2, b"Y")
     node += _field(4, b"MatMulInteger")
-    tensor = _field(1, rows) + _field(1, columns) + _field(2, 3) + _field(8, b"B") + _field(9, weight.tobytes())
-    graph = _field(1, node) + _field(2, b"g") + _field(5, tensor)
-    graph += (
-        _field(11, value("A", 2, ["M", rows]))
-        + _field(11, value("zp", 2, [1]))
-        + _field(12, value("Y", 6, ["M", columns]))
+    tensor = (
+        _field(1, rows) + _field(1, columns) + _field(2, weight_type) + _field(8, b"B") + _field(9, weight.tobytes())
     )
+    graph = _field(1, node) + _field(2, b"g") + _field(5, tensor)
+    graph += _field(11, value("A", UINT8, ["M", rows])) + _field(11, value("zp", UINT8, [1]))
+    if weight_type == UINT8:
+        graph += _field(11, value("bzp", UINT8, [1]))
+    graph += _field(12, value("Y", 6, ["M", columns]))
     return _field(1, 8) + _field(8, _field(1, b"") + _field(2, 17)) + _field(7, graph)
+
+
+def _session(model: bytes) -> Any:
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads, options.inter_op_num_threads = 1, 1
+    options.log_severity_level = 4
+    # every utterance brings new shapes: an arena per layer would keep the largest of each (hundreds of MB)
+    options.enable_cpu_mem_arena = False
+    options.enable_mem_pattern = False
+    options.add_session_config_entry("session.disable_prepacking", "1")  # a second copy of the weights
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # leave the cores to CTranslate2
+    return onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+
+
+@cache
+def exact_weight_type() -> int:
+    """The weight type whose integer products are exact on this processor: int8 where onnxruntime's
+    uint8 x int8 kernel is exact (processors with VNNI), else uint8.
+
+    Without VNNI (AVX2, and AVX-512 before Cascade Lake) onnxruntime multiplies uint8 by int8 with
+    `vpmaddubsw`, which saturates each pair's sum at 32,767: on such a processor the same utterance got
+    other card scores than on a VNNI one (a voice game that played here asked back nearly every move
+    there). uint8 x uint8 widens to 16 bits first and is exact everywhere, about 2.5 times slower than
+    VNNI's int8. Probed once with the worst case (255 x 127, pair after pair), so both are bit-identical."""
+    probe = np.full((64, 8), 127, dtype=np.int8)
+    activations = np.full((2, 64), 255, dtype=np.uint8)
+    exact = (activations.astype(np.int64) - 128) @ probe.astype(np.int64)
+    session = _session(_matmul_integer_model(probe, INT8))
+    got = session.run(None, {"A": activations, "zp": np.full(1, 128, np.uint8)})[0]
+    return INT8 if np.array_equal(got, exact) else UINT8
 
 
 QUANTIZE_ROWS: Final = 4096
@@ -145,8 +186,6 @@ class Int8Linear:
     def __init__(self, weight: npt.NDArray[Any], bias: Floats | None) -> None:
         """`weight`: (outputs, inputs), as stored; quantized a block of rows at a time, so loading never
         holds a float copy of the largest matrix (the vocabulary's projection: 100 MB)."""
-        import onnxruntime
-
         scales, blocks = [], []
         for start in range(0, len(weight), QUANTIZE_ROWS):
             rows = np.asarray(weight[start : start + QUANTIZE_ROWS], dtype=np.float32)
@@ -156,22 +195,19 @@ class Int8Linear:
         self.scale = np.concatenate(scales).astype(np.float32)
         quantized = np.ascontiguousarray(np.concatenate(blocks).T)
         self.bias = bias
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads, options.inter_op_num_threads = 1, 1
-        options.log_severity_level = 4
-        # every utterance brings new shapes: an arena per layer would keep the largest of each (hundreds of MB)
-        options.enable_cpu_mem_arena = False
-        options.enable_mem_pattern = False
-        options.add_session_config_entry("session.disable_prepacking", "1")  # a second copy of the weights
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # leave the cores to CTranslate2
-        model = _matmul_integer_model(quantized)
-        self.session: Any = onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
         self.zero = np.full(1, 128, np.uint8)
+        weight_type = exact_weight_type()
+        if weight_type == UINT8:  # the same values shifted up, their zero point 128: exact without VNNI
+            quantized = (quantized.astype(np.int16) + 128).astype(np.uint8)
+            self.feeds: dict[str, npt.NDArray[Any]] = {"zp": self.zero, "bzp": self.zero}
+        else:
+            self.feeds = {"zp": self.zero}
+        self.session: Any = _session(_matmul_integer_model(quantized, weight_type))
 
     def __call__(self, x: Floats) -> Floats:
         row_scale = (np.maximum(np.abs(x).max(1), 1e-12) / 127.0).astype(np.float32)
         quantized = (np.round(x / row_scale[:, None]) + 128).astype(np.uint8)
-        y: Floats = self.session.run(None, {"A": quantized, "zp": self.zero})[0].astype(np.float32)
+        y: Floats = self.session.run(None, {"A": quantized, **self.feeds})[0].astype(np.float32)
         y *= self.scale
         y *= row_scale[:, None]
         if self.bias is not None:
