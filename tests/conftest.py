@@ -1,25 +1,8 @@
-"""Shared helpers: boards written out by hand, the way a rulebook prints them; the numeric kernels pinned."""
+"""Shared helpers: boards written out by hand, the way a rulebook prints them."""
 
 from __future__ import annotations
 
 import os
-
-# The same commit gives the same result on any x86-64 machine CI may run on. Speech libraries pick their
-# kernels by the processor's instruction sets, and int8 products give other numbers with and without VNNI
-# (oneDNN's u8 x s8 saturates on AVX2: a voice game asked 18 questions in 20 utterances on an AVX2 EPYC,
-# 5 in 25 on an AVX-512 one). Every test computes as an AVX2 processor does, the baseline of every CI
-# machine: oneDNN and CTranslate2's own kernels, OpenBLAS (numpy's products) and numpy's loops. Set before
-# numpy or CTranslate2 is imported, here and in every subprocess a test starts. Checked bit for bit under
-# `qemu-x86_64 -cpu EPYC-Milan` (tests/test_numerics.py).
-PINNED_NUMERICS = {
-    "ONEDNN_MAX_CPU_ISA": "AVX2",
-    "CT2_FORCE_CPU_ISA": "AVX2",
-    "CT2_USE_MKL": "0",
-    "OPENBLAS_CORETYPE": "Haswell",
-    "NPY_DISABLE_CPU_FEATURES": "X86_V4,AVX512_ICL,AVX512_SPR",
-}
-for _name, _value in PINNED_NUMERICS.items():
-    os.environ[_name] = _value
 from collections.abc import Sequence
 
 import pytest

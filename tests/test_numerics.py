@@ -8,7 +8,7 @@ there):
   with the processor. `whisper_tree.exact_weight_type` probes it and falls back to uint8 x uint8, exact
   everywhere; both give the exact integer product.
 - CTranslate2's int8 encoder (oneDNN) also saturates without VNNI, a property of the library: the tests
-  compute as an AVX2 processor does on every machine (tests/conftest.py, `PINNED_NUMERICS`), and the
+  compute as an AVX2 processor does on every machine (tests/pinned_numerics.py), and the
   encoder's output here must be the very bits an AVX2 EPYC computes.
 """
 
@@ -87,8 +87,8 @@ def test_the_int8_product_is_exact_on_processors_without_vnni(cpu: str) -> None:
 
 
 def test_the_numeric_kernels_are_pinned_for_every_test() -> None:
-    """conftest.py sets them before numpy is imported; numpy then uses no AVX-512 loop."""
-    from tests.conftest import PINNED_NUMERICS
+    """The plugin sets them before numpy is imported; numpy then uses no AVX-512 loop."""
+    from tests.pinned_numerics import PINNED_NUMERICS
 
     for name, value in PINNED_NUMERICS.items():
         assert os.environ[name] == value
