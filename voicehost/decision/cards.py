@@ -1,12 +1,11 @@
-"""`decide`: one utterance as heard, read in the game's phase, becomes one understanding with its action.
+"""A card, by its name or its place, and "yes", "no" or "pass", weighed from the ears' scores.
 
-Typed text, and speech the engine has no scores for (a clue, vosk's results), is read as text with the
-engine's confidence (`voicehost.understanding.understand`). While guessing, Whisper's scores of the
-visible cards and of "yes", "no" or "pass" are weighed with the calibrated confidence: the card scored
-first is revealed at once from `act`, asked back about from `ask`, otherwise nothing is taken; a card
-named by its place is weighed the same way with the place model (`voicehost.decision.places`). What the
-table said before (a question's offered cards and the belief behind them) is combined with what it
-says now: an answer that repeats a card strengthens it, rather than starting afresh.
+Whisper's scores of the cards that may be meant and of "yes", "no" or "pass" are weighed with the
+calibrated confidence: the card scored first is revealed at once from `act`, asked back about from
+`ask`, otherwise nothing is taken; a card named by its place is weighed the same way with the place
+model (`voicehost.decision.places`). What the table said before (a question's offered cards and the
+belief behind them) is combined with what it says now: an answer that repeats a card strengthens it,
+rather than starting afresh.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from engine.lang import Lang
-from voicehost.decision.calibration import Calibration, calibration
+from voicehost.decision.calibration import Calibration
 from voicehost.decision.features import GuessFeatures
 from voicehost.decision.places import PlaceEvidence, placed_move
 from voicehost.ears.heard import ClosedSet, Heard
@@ -29,12 +28,10 @@ from voicehost.understanding import (
     HeardGuess,
     NotUnderstood,
     OffGrid,
-    Phase,
     Understanding,
-    understand,
     vocabulary,
 )
-from voicehost.understanding.positions import Grid
+from voicehost.understanding.reading import Reading
 from voicehost.understanding.talk import MAX_NAME_WORDS
 
 MAX_CANDIDATES: Final = 3
@@ -44,33 +41,21 @@ UNCALIBRATED_PLACE_ASK: Final = 0.5
 """Without a place model, a place the scores give at least this share is asked back, never acted on."""
 
 
-def decide(
-    heard: Heard,
-    *,
-    phase: Phase,
-    cards: Sequence[str],
-    lang: Lang,
-    answering: bool = False,
-    before: Mapping[str, float] | None = None,
-    model: Calibration | None = None,
-    grid: Grid | None = None,
-) -> Understanding:
-    """What `heard` means now: `cards` the cards it may name, `answering` when the host asked a yes/no
-    question, `before` the belief over the cards the host asked about (combined with this hearing),
-    `grid` the board's places (a card named by its place is read from the words, with the engine's
-    confidence: the scores of the cards' names say nothing about it)."""
-    said = understand(heard.text, phase=phase, cards=cards, lang=lang, asr_confidence=heard.confidence, grid=grid)
-    model = model or calibration()
-    placed = placed_move(heard, said, grid, lang) if grid is not None else None
+def card_verdict(heard: Heard, reading: Reading, model: Calibration) -> Understanding:
+    """What the scores of the cards (and places) make of an utterance whose words, read as typed
+    (`reading.said`), are no command or clue said plainly."""
+    moment, said = reading.moment, reading.said
+    placed = placed_move(heard, said, moment.grid, moment.lang) if moment.grid is not None else None
     if placed is not None:
         return _by_place(heard, placed, model)
     if isinstance(said, OffGrid) or (isinstance(said, HeardGuess) and said.place):
         return said
-    found = evidence(heard, cards=cards, lang=lang, answering=answering, before=before)
+    cards = moment.cards
+    found = evidence(heard, reading)
     if found is None:
         return said
     if found.features is None:
-        return _command(heard, said, found.top, found.shares[found.top], lang, answering, model)
+        return _command(heard, said, found.top, found.shares[found.top], moment.lang, moment.answering, model)
     probability = model.probability(found.features)
     offered = tuple(
         Candidate(card, round(100 * found.shares[card], 1))
@@ -113,36 +98,25 @@ class Evidence:
     features: GuessFeatures | None  # None when the phrase first is "yes", "no" or "pass"
 
 
-def evidence(
-    heard: Heard,
-    *,
-    cards: Sequence[str],
-    lang: Lang,
-    answering: bool = False,
-    before: Mapping[str, float] | None = None,
-) -> Evidence | None:
+def evidence(heard: Heard, reading: Reading) -> Evidence | None:
     """The scores of the phrases that may be meant now, with what was heard before added in; None when
     the engine scored nothing that covers these cards (the transcript alone is read then)."""
-    closed = _restricted(heard.closed, cards, lang, answering)
+    moment = reading.moment
+    cards = moment.cards
+    closed = _restricted(heard.closed, cards, moment.lang, moment.answering)
     if closed is None:
         return None
     logits = dict(zip(closed.phrases, closed.logits, strict=True))
-    if before:
-        for card, share in before.items():  # what was heard before counts: a repeated card adds up
-            if card in logits:
-                logits[card] += math.log(max(share, 1e-6))
+    for card, share in moment.before:  # what was heard before counts: a repeated card adds up
+        if card in logits:
+            logits[card] += math.log(max(share, 1e-6))
     shares = _softmax(logits)
     top = max(shares, key=lambda phrase: shares[phrase])
     if top not in cards:
         return Evidence(top, shares, None)
     logprob = dict(zip(closed.phrases, closed.logprobs, strict=True))[top]
-    features = GuessFeatures.of(heard, _as_text(heard, cards, lang), top, logits, shares, logprob, lang)
+    features = GuessFeatures.of(heard, reading.named, top, logits, shares, logprob, moment.lang)
     return Evidence(top, shares, features)
-
-
-def _as_text(heard: Heard, cards: Sequence[str], lang: Lang) -> Understanding:
-    """The free transcript read as if typed, against the cards (whatever the engine's confidence)."""
-    return understand(heard.text, phase=Phase.GUESS, cards=cards, lang=lang)
 
 
 def _restricted(closed: ClosedSet | None, cards: Sequence[str], lang: Lang, answering: bool) -> ClosedSet | None:

@@ -1,0 +1,46 @@
+"""`decide`: one utterance as the ears heard it, its words read once in the moment (`Reading`), becomes
+one understanding with its action: act at once, ask back, or ask again.
+
+Typed text, and speech the ears have no scores for (vosk's results), is its words' reading with the
+engine's confidence (`voicehost.understanding`). Where the ears scored what makes sense now, the scores
+decide: a card by its name or place, "yes", "no" or "pass" (`cards`), a clue's number (`clues`); over the
+host's voice only "stop" counts (`stops`). A spymaster's private request ("is OCEAN allowed?") is read
+before anything else while a clue is awaited: it is never a clue.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from voicehost.decision.calibration import Calibration, calibration
+from voicehost.decision.cards import card_verdict
+from voicehost.decision.clues import clue_verdict
+from voicehost.decision.stops import is_stop
+from voicehost.ears.heard import Heard
+from voicehost.understanding import Action, Command, HeardCommand, Intent, NotUnderstood, Understanding
+from voicehost.understanding.checks import clue_check
+from voicehost.understanding.reading import Reading
+
+
+def decide(heard: Heard, reading: Reading, model: Calibration | None = None) -> Understanding:
+    """What the utterance means now (`reading`: its words in the moment, the host's name taken off)."""
+    moment, said = reading.moment, reading.said
+    if moment.over_host:
+        if is_stop(heard, reading):
+            return HeardCommand(reading.text, Action.ACCEPT, 1.0, Command.STOP_TALKING)
+        return NotUnderstood(reading.text, Action.REPROMPT, 0.0)
+    if not moment.guessing:
+        check = clue_check(reading.text, moment.lang)
+        if check is not None:
+            return check
+    if heard.numbers is not None:
+        return clue_verdict(heard, reading)
+    if heard.closed is None and heard.places is None:
+        return said
+    model = model or calibration()
+    plain = said.intent in (Intent.COMMAND, Intent.CLUE) and said.action is not Action.REPROMPT
+    answer = isinstance(said, HeardCommand) and said.command in (Command.YES, Command.NO)
+    if plain and not (answer and moment.answering):
+        # a command or a clue said plainly: the cards' names are not weighed against it, a place may be
+        return card_verdict(replace(heard, closed=None), reading, model) if heard.places is not None else said
+    return card_verdict(heard, reading, model)
