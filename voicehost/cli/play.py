@@ -38,7 +38,6 @@ from voicehost.frontends import Frontend
 from voicehost.frontends.text import TextFrontend
 from voicehost.mouth import Mouth
 from voicehost.prompts import Prompts
-from voicehost.referee.attention import Listening
 from voicehost.referee.host import Host, HostSettings
 from voicehost.storage.campaigns import load_campaign
 from voicehost.storage.errors import SaveError, StorageError
@@ -47,6 +46,7 @@ from voicehost.storage.locks import GameLock
 from voicehost.storage.paths import default_save_path, kept_games_dir
 from voicehost.storage.saves import is_unfinished_game, load_game
 from voicehost.storage.session import Session
+from voicehost.understanding.moment import ListenMode
 
 
 @dataclass
@@ -102,7 +102,7 @@ def _play(args: argparse.Namespace, opened: OpenedGame) -> int:
         host = _host(args, opened, prompts, mouth, session, display, earpiece, getattr(frontend, "unheard", None))
         closing.append(host)
         display.handle_private(on_cover=host.cover, on_check=clue_checker(lambda: host.game))
-        for line in display.console_lines():
+        for line in [*display.console_lines(), *host.console_lines(str(opened.save_path))]:
             print(line, file=sys.stderr, flush=True)
         for key, params in opened.notes:
             mouth.say(prompts.text(key, **params))
@@ -137,7 +137,7 @@ def _host(
         simulated=settings.get("simulated", "random"),
         seed=int(settings.get("seed") or 0),
         key_pages=isinstance(display, WebDisplay),
-        listening=Listening(args.listen or "open"),  # by voice too: README, "Who the host listens to"
+        listening=ListenMode(args.listen or "open"),  # by voice too: README, "Who the host listens to"
         host_name=args.host_name or "",
         unheard=unheard,  # vosk: the cards outside the model's words, to be named by their place
     )
@@ -159,7 +159,6 @@ def _host(
         settings=host_settings,
         on_events=on_events,
         new_game=another_game,
-        save_hint=str(opened.save_path),
         on_timer=display.timer,
         unsaved=lambda: session.failed_at,
         earpiece=earpiece,

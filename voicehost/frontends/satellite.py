@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.lang import Lang
-from voicehost.ears.loop import VoiceLoop
 from voicehost.ears.recognizers import make_ears, unheard_check
 from voicehost.frontends.devices import DeviceError
+from voicehost.frontends.voice_loop import VoiceLoop
 from voicehost.mouth import Mouth, SpeechError, make_synthesizer
 from voicehost.prompts import Prompts
 from voicehost.referee.host import Host
