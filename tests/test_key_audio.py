@@ -40,12 +40,12 @@ from voicehost.display.web import WebDisplay
 from voicehost.ears.audio import SAMPLE_RATE, Audio
 from voicehost.mouth.recording import FileMouth
 from voicehost.prompts import Prompts
-from voicehost.referee.attention import Listening
 from voicehost.referee.earpiece import check_text, key_text
 from voicehost.referee.host import Host, HostSettings
 from voicehost.understanding import Action, Command, HeardCommand, understand
 from voicehost.understanding import Phase as Hearing
 from voicehost.understanding.checks import clue_check
+from voicehost.understanding.moment import ListenMode
 from voicehost.understanding.results import HeardClueCheck
 from voicehost.understanding.talk import spoken_host_name
 
@@ -94,7 +94,7 @@ def table(
         Prompts.load(game.board.lang),
         public,
         earpiece=ear,
-        settings=HostSettings(listening=Listening.ADDRESSED, simulated="choose"),
+        settings=HostSettings(listening=ListenMode.ADDRESSED, simulated="choose"),
     )
     host.start()
     public.lines.clear()
