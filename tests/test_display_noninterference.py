@@ -21,11 +21,11 @@ from engine.editions import AnyGame, new_game
 from engine.events import Event
 from engine.lang import Lang
 from engine.pieces import Edition, Identity, Side
-from voicehost.display.demo import deal
 from voicehost.display.web import WebDisplay
 from voicehost.prompts import Prompts
 from voicehost.referee.announcer import announcer_for
 
+from .display_demo import deal
 from .display_support import PUBLIC_PATHS, EventStream, raw_get
 
 Action = Callable[[AnyGame], list[Event]]

@@ -16,11 +16,12 @@ from engine.lang import Lang
 from engine.pieces import Edition, Identity, Side, Team
 from engine.variants import Variants
 from voicehost.display import NoDisplay, TerminalDisplay, make_display, public_state
-from voicehost.display.demo import deal, mid_game
 from voicehost.display.qr import QUIET_ZONE, qr_lines
 from voicehost.display.snapshot import encode, key_part, key_payload, public_payload
 from voicehost.display.texts import texts
 from voicehost.prompts import Prompts
+
+from .display_demo import deal, mid_game
 
 EN = Prompts.load(Lang.EN)
 

@@ -15,11 +15,11 @@ from engine.editions import new_game
 from engine.lang import Lang
 from engine.pieces import Edition, Identity
 from voicehost.display import DisplayError, WebDisplay, make_display
-from voicehost.display.demo import deal, mid_game
 from voicehost.display.tokens import VIEWERS
 from voicehost.display.web import _is_loopback
 from voicehost.prompts import Prompts
 
+from .display_demo import deal, mid_game
 from .display_support import PUBLIC_PATHS, raw_get, stream
 
 EN = Prompts.load(Lang.EN)

@@ -24,12 +24,12 @@ from engine.duet import DuetGame
 from engine.editions import AnyGame
 from engine.lang import Lang, fold_text
 from engine.pieces import Edition, Identity, Side, Team
-from voicehost.display.demo import mid_game
 from voicehost.display.private import CheckHandler, CoverHandler, clue_checker
-from voicehost.display.screenshots import CHROMIUM, chromium, emulate, wait_for
 from voicehost.display.web import WebDisplay
 from voicehost.prompts import Prompts
 
+from .display_demo import mid_game
+from .headless import CHROMIUM, chromium, emulate, wait_for
 from .test_display_browser import AXE, SIZES, axe_violations
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (apt-get install chromium)")

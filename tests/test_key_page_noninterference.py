@@ -22,13 +22,13 @@ from engine.editions import AnyGame, new_game
 from engine.lang import Lang
 from engine.pieces import Edition, Identity
 from engine.variants import Variants
-from voicehost.display.demo import deal
 from voicehost.display.private import clue_checker
 from voicehost.display.web import WebDisplay
 from voicehost.prompts import Prompts
 from voicehost.referee.announcer import announcer_for
 from voicehost.referee.host import Host, HostSettings
 
+from .display_demo import deal
 from .display_support import PUBLIC_PATHS, EventStream, raw_get
 from .test_display_noninterference import Action, duet_script, hidden_twin, key_of, own
 from .test_key_page_private import post
