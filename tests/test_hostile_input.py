@@ -474,6 +474,9 @@ def test_connections_beyond_the_limit_get_503_at_once(monkeypatch: pytest.Monkey
     game, _ = mid_game(board(Lang.EN).edition)
     web = WebDisplay(game, Prompts.load(Lang.EN), port=0)
     held = [socket.create_connection(("127.0.0.1", web.port), timeout=5) for _ in range(3)]
+    for sock in held:  # whole requests being served (event streams): a connection still sending would make room
+        sock.sendall(b"GET /events HTTP/1.0\r\n\r\n")
+        sock.recv(1)
     try:
         time.sleep(0.2)
         assert _ask(web.port, b"GET / HTTP/1.0\r\n\r\n").startswith(b"HTTP/1.0 503")
