@@ -154,7 +154,12 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--port", type=bounded(0, 65535, "the port"), default=None, help=f"the web display's port ({DEFAULT_PORT})"
     )
-    play.add_argument("--host", default="127.0.0.1", help="the web display's address (key pages go there too)")
+    play.add_argument(
+        "--host",
+        default=None,
+        help="the web display's address (this machine's on the local network, so phones reach the key pages; "
+        "127.0.0.1 keeps it on this machine)",
+    )
     play.add_argument("--audio-in", type=file_path, help="the players' speech from this WAV instead of the microphone")
     play.add_argument("--realtime", action="store_true", help="--audio-in: as fast as it was recorded")
     play.add_argument("--audio-out", type=file_path, help="the host's speech to this WAV instead of the speakers")

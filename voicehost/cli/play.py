@@ -33,6 +33,7 @@ from voicehost.cli.setup import (
     vocabulary_knows,
 )
 from voicehost.display import Display, DisplayError, clue_checker, make_display
+from voicehost.display.network import table_address
 from voicehost.display.web import WebDisplay
 from voicehost.frontends import Frontend
 from voicehost.frontends.text import TextFrontend
@@ -368,14 +369,16 @@ class ShownMouth:
 
 
 def open_display(args: argparse.Namespace, game: AnyGame, prompts: Prompts) -> Display:
-    """--display as asked; by default the web page by voice and nothing by text. With the default port
-    taken (another game, another program), any free port: the address is printed anyway."""
+    """--display as asked; by default the web page by voice and nothing by text, on this machine's local
+    network address (phones open the key pages there) unless --host says otherwise. With the default
+    port taken (another game, another program), any free port: the address is printed anyway."""
     kind = args.display or ("none" if args.text else "web")
     port = DEFAULT_PORT if args.port is None else args.port
+    host = args.host if args.host is not None else table_address()
     stream = sys.stderr if args.text else None
     try:
-        return make_display(kind, game, prompts, host=args.host, port=port, stream=stream)
+        return make_display(kind, game, prompts, host=host, port=port, stream=stream)
     except DisplayError as exc:
         if args.port is not None or kind != "web":
             raise UserError(f"the display cannot start: {exc}") from None
-        return make_display(kind, game, prompts, host=args.host, port=0)
+        return make_display(kind, game, prompts, host=host, port=0)
