@@ -62,3 +62,27 @@ def test_the_name_heard_but_not_written_counts_surely_or_is_asked_back() -> None
     assert isinstance(maybe.understood, HeardGuess) and maybe.understood.action is Action.CONFIRM
     unsaid = take_up(Heard("walrus", name_gain=points.name_ask - 1), moment(True, ListenMode.ADDRESSED))
     assert unsaid.named is None and unsaid.verdict is Attention.HINT
+
+
+TALK_AND_MOVES = [
+    ("is it the ocean?", "ignore"),
+    ("no, not the ocean", "ignore"),
+    ("maybe the ocean, or", "ignore"),
+    ("the ocean", "accept"),
+    ("Host, maybe the piano", "confirm"),
+]
+
+
+@pytest.mark.parametrize(("said", "action"), TALK_AND_MOVES)
+def test_voicehost_hear_gives_the_hosts_own_verdict(said: str, action: str) -> None:
+    """`voicehost hear` takes an utterance up through the host's own step: table talk is reported as
+    ignored, as the host ignores it, never as a guess to act on or confirm."""
+    from voicehost.cli.hearing import verdict
+
+    moment = Moment(Lang.EN, Awaited.GUESS, visible=CARDS)
+    result = verdict(Heard(said), moment, "test").result
+    assert result["action"] == action
+    taken = take_up(Heard(said), moment)
+    assert (taken.verdict is Attention.IGNORE) == (action == "ignore")
+    if action != "ignore":
+        assert result["card"] in CARDS

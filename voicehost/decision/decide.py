@@ -10,6 +10,7 @@ before anything else while a clue is awaited: it is never a clue.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from voicehost.decision.calibration import Calibration, calibration
@@ -17,9 +18,26 @@ from voicehost.decision.cards import card_verdict
 from voicehost.decision.clues import clue_verdict
 from voicehost.decision.stops import is_stop
 from voicehost.ears.heard import Heard
-from voicehost.understanding import Action, Command, HeardCommand, Intent, NotUnderstood, Understanding
+from voicehost.understanding import Action, Command, HeardCommand, Intent, NotUnderstood, Understanding, vocabulary
 from voicehost.understanding.checks import clue_check
+from voicehost.understanding.moment import Moment
 from voicehost.understanding.reading import Reading
+
+
+def confirmed_by_scores(heard: Heard, said: Understanding, moment: Moment, model: Calibration) -> Understanding:
+    """A command said plainly but heard unsure ("Pass." is one short word, its transcript's probability
+    low) is acted on at once when the scores put its word first too, with the share from which that word
+    alone is asked back ("pass?"): two readings of the audio agree."""
+    if not isinstance(said, HeardCommand) or said.action is not Action.CONFIRM or heard.closed is None:
+        return said
+    word = vocabulary(moment.lang).scored_words.get(said.command)
+    closed = heard.closed
+    in_play = [i for i, phrase in enumerate(closed.phrases) if phrase in moment.cards or phrase == word]
+    if not in_play or closed.phrases[in_play[0]] != word:
+        return said
+    top = closed.logits[in_play[0]]
+    total = sum(math.exp(closed.logits[i] - top) for i in in_play)
+    return replace(said, action=Action.ACCEPT) if 1.0 / total >= model.pass_share else said
 
 
 def decide(heard: Heard, reading: Reading, model: Calibration | None = None) -> Understanding:
@@ -42,5 +60,7 @@ def decide(heard: Heard, reading: Reading, model: Calibration | None = None) -> 
     answer = isinstance(said, HeardCommand) and said.command in (Command.YES, Command.NO)
     if plain and not (answer and moment.answering):
         # a command or a clue said plainly: the cards' names are not weighed against it, a place may be
-        return card_verdict(replace(heard, closed=None), reading, model) if heard.places is not None else said
+        if heard.places is not None:
+            return card_verdict(replace(heard, closed=None), reading, model)
+        return confirmed_by_scores(heard, said, moment, model)
     return card_verdict(heard, reading, model)

@@ -51,7 +51,7 @@ def respond(
     if isinstance(heard, HeardClue):
         claimed = [Claim(side)] if side is not None and not game.TEAMS else []
         view = view.claiming(side) if claimed else view
-        clue = PendingClue(heard.clue.word, heard.clue.number, heard.clue.spelled, sure=heard.action is Action.ACCEPT)
+        clue = PendingClue(heard.clue.word, heard.clue.number, heard.clue.spelled, sure=not heard.by_ear)
         if heard.action is Action.CONFIRM and game.state.phase is Phase.CLUE:
             return [*claimed, Ask(ConfirmHeardClue(clue=clue))]
         return [*claimed, *clue_giving.take_clue(view, clue)]

@@ -22,7 +22,7 @@ from voicehost.understanding import (
     Understanding,
 )
 from voicehost.understanding.moment import ListenMode
-from voicehost.understanding.results import READ_ONLY, Action, Command, HeardCorrection, HeardSide
+from voicehost.understanding.results import ANSWERS, READ_ONLY, Action, Command, HeardCorrection, HeardSide
 from voicehost.understanding.talk import Form
 
 
@@ -65,6 +65,8 @@ def attend(
     if form.addressed or answering:
         return Attention.TAKE
     if isinstance(understood, HeardCommand):
+        if understood.command in ANSWERS:
+            return Attention.IGNORE  # "yes!" after a good reveal, with nothing asked: cheering, not a move
         if understood.command in SAFE_UNADDRESSED or listening is ListenMode.OPEN:
             return Attention.TAKE
         return _hint_if_sure(understood)

@@ -11,7 +11,7 @@ from engine.game import Phase
 from engine.legality import Reason, Verdict
 from voicehost.referee import rulings
 from voicehost.referee.effects import Ask, Effect, Follow, Play, Say
-from voicehost.referee.questions import AskClueGiver, AskClueNumber, PutClueToOpponent
+from voicehost.referee.questions import AskClueGiver, AskClueNumber, ConfirmHeardClue, PutClueToOpponent
 from voicehost.referee.rulings import PendingClue
 from voicehost.referee.view import View
 from voicehost.understanding import Action, HeardClue, SpokenClue
@@ -37,6 +37,8 @@ def take_clue(view: View, clue: PendingClue) -> list[Effect]:
     clue = replace(clue, ruling=ruling)
     if ruling.verdict is Verdict.VALID:
         return rulings.give(view, clue)
+    if not clue.sure:  # heard by ear, and it seems to break a rule: the spymaster says first whether it is theirs
+        return [Ask(ConfirmHeardClue(clue=clue))]
     if ruling.verdict is Verdict.INVALID:
         return rulings.reject(view, clue, ruling)
     return [Ask(PutClueToOpponent(clue=clue))]

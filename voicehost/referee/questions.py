@@ -166,7 +166,7 @@ class ConfirmHeardClue(Question):
         return view.t("input.confirm_clue", word=self.clue.word, number=number)
 
     def take(self, view: View, heard: Understanding, side: Side | None) -> list[Effect] | None:
-        if is_yes(heard):
+        if is_yes(heard):  # confirmed by its spymaster: as sure as typed, a rule it breaks costs the penalty
             clue = SpokenClue(self.clue.word, self.clue.number, self.clue.spelled)
             return [Follow(HeardClue(self.clue.word, Action.ACCEPT, 1.0, clue), side)]
         if is_no(heard):
@@ -189,7 +189,8 @@ class AskClueNumber(Question):
         if not isinstance(heard, HeardNumber):
             return None
         clue = SpokenClue(self.word, heard.number, self.spelled)
-        return [Follow(HeardClue(f"{self.word} {heard.heard}", heard.action, heard.confidence, clue), side)]
+        by_ear = heard.confidence < 1.0
+        return [Follow(HeardClue(f"{self.word} {heard.heard}", heard.action, heard.confidence, clue, by_ear), side)]
 
 
 @dataclass(frozen=True)
@@ -200,7 +201,7 @@ class ConfirmCommand(Question):
     heard_text: str = ""
 
     def ask(self, view: View) -> str:
-        return view.t("input.confirm_command", what=self.heard_text)
+        return view.t("input.confirm_command", what=self.heard_text.strip(" .,;:!?"))
 
     def take(self, view: View, heard: Understanding, side: Side | None) -> list[Effect] | None:
         if is_yes(heard):

@@ -14,13 +14,21 @@ from dataclasses import dataclass, replace
 from voicehost.decision import calibration, decide
 from voicehost.ears.heard import Heard
 from voicehost.referee.attention import Attention, attend, hedged
-from voicehost.understanding import Action, HeardClue, HeardCommand, HeardGuess, NotUnderstood, Understanding
+from voicehost.understanding import (
+    Action,
+    HeardClue,
+    HeardCommand,
+    HeardGuess,
+    NotUnderstood,
+    Understanding,
+    match_card,
+)
 from voicehost.understanding.clues import correction_in
 from voicehost.understanding.moment import Moment
 from voicehost.understanding.reading import Reading
 from voicehost.understanding.results import KEY_REQUESTS, HeardCorrection, HeardSide
 from voicehost.understanding.sides import side_first
-from voicehost.understanding.talk import Form, form_of
+from voicehost.understanding.talk import Form, content_words, form_of
 
 
 @dataclass(frozen=True)
@@ -68,6 +76,7 @@ def take_up(heard: Heard, moment: Moment) -> TakenUp:
         answering=moment.asked,
         lone_card=_lone_card(understood, reading),
         worded=_worded(understood, reading),
+        move_shaped=_move_shaped(form, understood, reading),
     )
     hedge = verdict is Attention.ASK_BACK or (named is Attention.ASK_BACK and verdict is Attention.TAKE)
     return TakenUp(heard, form, reading, hedged(understood) if hedge else understood, verdict, hedge, named)
@@ -95,6 +104,27 @@ def name_heard(heard: Heard) -> Attention | None:
     if gain is None or gain < points.name_ask:
         return None
     return Attention.TAKE if gain >= points.name_gain else Attention.ASK_BACK
+
+
+MAX_MOVE_WORDS = 3
+"""A line of this many words or fewer, not talk and naming nothing the host knows, may still be a move it
+misheard ("lasanha" half heard, "animals, thre", an unknown word): the table hears "Sorry?"."""
+
+
+def _move_shaped(form: Form, understood: Understanding, reading: Reading) -> bool:
+    """Whether a line the host did not understand still has the form of a move, so it must not meet silence:
+    its words come near a card of the board (covered ones too), or the scores gave a card half the chance
+    they need to ask back, or it is a short line of real words (a card or a clue the host could not read)."""
+    if form.talk or not isinstance(understood, NotUnderstood):
+        return False
+    moment = reading.moment
+    cards = moment.grid.cards if moment.grid is not None else moment.visible
+    if match_card(reading.text, cards, moment.lang):
+        return True
+    if reading.confidence is not None and understood.confidence >= calibration().ask / 2:
+        return True
+    words = content_words(reading.text, moment.lang)
+    return 0 < len(words) <= MAX_MOVE_WORDS and reading.confidence is None
 
 
 def _worded(understood: Understanding, reading: Reading) -> bool:

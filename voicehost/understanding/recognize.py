@@ -18,6 +18,7 @@ from voicehost.understanding.positions import Grid, place_in
 from voicehost.understanding.positions import label as label_of
 from voicehost.understanding.results import (
     ANSWERS,
+    ASKS_FIRST,
     READ_ONLY,
     Action,
     Candidate,
@@ -60,7 +61,7 @@ def _command_result(text: str, command: Command, asr: float | None) -> Understan
     confidence = 1.0 if asr is None else asr
     if _unsure(asr) and command in ANSWERS:
         return _unknown(text)  # asking "did you say yes?" would loop: ask the question again
-    action = Action.CONFIRM if _unsure(asr) and command not in READ_ONLY else Action.ACCEPT
+    action = Action.CONFIRM if _unsure(asr) and command not in READ_ONLY | ASKS_FIRST else Action.ACCEPT
     return HeardCommand(text, action, confidence, command)
 
 
@@ -127,7 +128,7 @@ def understand(
         action = Action.CONFIRM if _unsure(asr) else Action.ACCEPT
         heard = SpokenClue(clue.word, clue.number, clue.spelled)
         confidence = 1.0 if asr is None else asr
-        return HeardClue(text, action, confidence, heard)
+        return HeardClue(text, action, confidence, heard, by_ear=asr is not None)
     if clue.word is None and clue.has_number and phase is Phase.CLUE:
         confidence = 1.0 if asr is None else asr
         return HeardNumber(text, Action.CONFIRM if _unsure(asr) else Action.ACCEPT, confidence, clue.number)
