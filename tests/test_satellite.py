@@ -805,7 +805,9 @@ def test_an_unreachable_satellite_says_what_to_check() -> None:
         ["--text", "--satellite", "127.0.0.1:10700"],
         ["--satellite", "127.0.0.1:10700", "--audio-in", "table.wav"],
         ["--satellite", "127.0.0.1:10700", "--audio-out", "host.wav"],
-        ["--satellite", "kitchen"],
+        ["--satellite", "192.168.1.20"],  # an address without its port
+        ["--satellite", ""],
+        ["--satellite", "kitchen\x1b[2J"],
         ["--satellite", "kitchen:0"],
         ["--satellite", "::1:10700"],
         ["--text", "--voice", "piper"],
@@ -1115,3 +1117,88 @@ def test_a_satellites_name_cannot_write_to_the_terminal() -> None:
     assert printable_name("kit\x1b[2Jchen\u202e\x00") == "kit[2Jchen"
     assert printable_name(["not", "a", "name"]) == ""
     assert len(printable_name("k" * 500)) == 60
+
+
+# ---- a satellite found by its name (zeroconf, the real wyoming-satellite) -------------------------------------
+
+
+@pytest.fixture(scope="module")
+def announced(satellite_python: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Satellite]:
+    """The real wyoming-satellite, announced on the network under names no other test run uses."""
+    pytest.importorskip(
+        "zeroconf", reason="finding a satellite by name needs zeroconf: pip install 'voicehost[satellite]'"
+    )
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        if probe.connect_ex(("224.0.0.251", 5353)) != 0:
+            pytest.skip("this machine has no route for multicast: zeroconf cannot announce anything")
+    unique = f"{os.getpid()}-{_free_port()}"
+    folder = tmp_path_factory.mktemp("announced")
+    satellite = Satellite(
+        satellite_python, _free_port(), folder / "room", folder / "satellite.log",
+        name=f"Kitchen {unique}", zeroconf_name=f"voicehost-test-{unique}",
+    )  # fmt: skip
+    satellite.start()
+    yield satellite
+    satellite.kill()
+
+
+def test_a_satellite_is_found_by_the_name_it_gives_itself(announced: Satellite) -> None:
+    """wyoming-satellite announces `--zeroconf-name` (by default its MAC address); the name people know is
+    `--name`, which it answers to `describe`: either finds it, in any case."""
+    from voicehost.frontends.satellite_discovery import find_satellite
+
+    assert announced.zeroconf_name is not None
+    for name in (announced.name, announced.name.upper(), announced.zeroconf_name):
+        found = find_satellite(name)
+        assert (found.port, found.name, found.service) == (announced.port, announced.name, announced.zeroconf_name)
+
+
+def test_a_name_nobody_answers_to_lists_the_names_found(
+    announced: Satellite, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    command = [
+        "play", "--satellite", "living room", "--board", str(ROOT / "tests" / "boards" / "classic-pt-BR.json"),
+        "--engine", "whisper", "--model", str(whisper_base_dir()), "--save", str(tmp_path / "save.json"),
+        "--display", "none",
+    ]  # fmt: skip
+    assert cli.main(command) == 1
+    err = capsys.readouterr().err
+    assert "voicehost: Nenhum satélite chamado living room respondeu na rede em 4 segundos." in err
+    listed = err.split("Satélites que responderam: ")[1].split(". Indique")[0].split(", ")
+    assert announced.name in listed
+    assert "Error" not in err and "Traceback" not in err
+
+
+def test_play_finds_the_satellite_by_name(
+    announced: Satellite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`voicehost play --satellite NAME`: looked up, connected, and the game's first words are played on
+    the satellite's speaker; then the satellite is let go (the game stays resumable)."""
+    frontends: list[SatelliteFrontend] = []
+
+    class Frontend(SatelliteFrontend):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            frontends.append(self)
+
+        def run(self, host: Host) -> None:
+            self.voice.wait_idle(TIMEOUT)  # the welcome, played on the satellite; then the table leaves
+            self.link.close()
+            super().run(host)
+
+    monkeypatch.setattr(voicehost.frontends.satellite, "SatelliteFrontend", Frontend)
+    played = announced.room / "played"
+    before = len(list(played.glob("[0-9]*.wav")))
+    command = [
+        "play", "--satellite", announced.name, "--board", str(BOARD), "--engine", "whisper",
+        "--model", str(whisper_base_dir()), "--save", str(tmp_path / "save.json"), "--display", "none",
+    ]  # fmt: skip
+    assert cli.main(command) == 0
+    err = capsys.readouterr().err
+    assert f"voicehost: Found the satellite {announced.name} at " in err
+    assert f":{announced.port}." in err
+    assert frontends and frontends[0].voice.played >= 1
+    deadline = time.monotonic() + 30
+    while len(list(played.glob("[0-9]*.wav"))) <= before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(list(played.glob("[0-9]*.wav"))) > before

@@ -1,8 +1,10 @@
-"""Playing through a Wyoming satellite (`--satellite HOST:PORT`): a Home Assistant voice satellite, such
-as a kitchen smart speaker running wyoming-satellite, is the table's microphone and loudspeaker.
+"""Playing through a Wyoming satellite (`--satellite HOST:PORT`, or `--satellite NAME`): a Home Assistant
+voice satellite, such as a kitchen smart speaker running wyoming-satellite, is the table's microphone and
+loudspeaker.
 
 Its microphone feeds the same voice loop as a local one (the VoiceLoop, the chosen recognizer, the
-echo gate); the host's speech is synthesized here and played on its speaker (`SatelliteMouth`). The game starts once
+echo gate); the host's speech is synthesized here and played on its speaker (`SatelliteMouth`). A
+satellite given by name is looked up on the network first (satellite_discovery). The game starts once
 the satellite's sound arrives: one that another server holds (Home Assistant), or that streams nothing,
 is told once, with what to do, and tried again until it is free. A satellite that goes away (killed,
 frozen, its network cut) is a paused game, exactly as a microphone that is unplugged: the host says so
@@ -39,8 +41,8 @@ class SatelliteSettings:
     """What the player chose for playing through a satellite (from the command line)."""
 
     lang: Lang
-    host: str
-    port: int
+    host: str  # an address, or with no port the name the satellite gives itself, looked up on the network
+    port: int | None = None
     engine: str | None = None
     model: Path | None = None
     voice: str | None = None  # the host's voice: espeak (None) or piper
@@ -51,8 +53,8 @@ class SatelliteFrontend:
     """The recognizer, the connection to the satellite and its speaker, closed in one place."""
 
     def __init__(self, settings: SatelliteSettings, prompts: Prompts) -> None:
-        """Load the model first (the slow part, and the likeliest to be missing), then connect the
-        satellite, and wait for its first sound."""
+        """Load the model first (the slow part, and the likeliest to be missing), then find and connect
+        the satellite, and wait for its first sound."""
         try:
             from voicehost.frontends.wyoming_link import SatelliteLink, SatelliteUnreachable
             from voicehost.mouth.satellite import SatelliteMouth
@@ -64,8 +66,8 @@ class SatelliteFrontend:
         self.note = choice.note
         self.ears = make_ears(choice.engine, choice.model_dir)
         self.unheard = unheard_check(self.ears, settings.lang)  # vosk: the cards outside the model's words
-        port = settings.port
-        self.link = SatelliteLink(settings.host, port)
+        host, port = self._where(settings)
+        self.link = SatelliteLink(host, port)
         try:
             self.link.open()
         except SatelliteUnreachable as exc:
@@ -97,6 +99,39 @@ class SatelliteFrontend:
         with contextlib.suppress(Exception):  # closing must not fail the game's exit
             self.voice.close()
         self.link.close()
+
+    # ---- finding the satellite -----------------------------------------------------------------------
+
+    def _where(self, settings: SatelliteSettings) -> tuple[str, int]:
+        """The satellite's address: as given, or looked up by its name on the network."""
+        if settings.port is not None:
+            return settings.host, settings.port
+        from voicehost.frontends.satellite_discovery import (
+            SatelliteNameTaken,
+            SatelliteNotFound,
+            ZeroconfMissing,
+            find_satellite,
+        )
+
+        prompts = self.prompts
+        self._stderr(prompts.text("satellite.searching", name=settings.host))
+        try:
+            found = find_satellite(settings.host)
+        except ZeroconfMissing:
+            raise DeviceError(prompts.text("satellite.no_zeroconf")) from None
+        except SatelliteNameTaken as exc:
+            first, second = exc.addresses[:2]
+            raise DeviceError(prompts.text("satellite.two_found", name=exc.name, first=first, second=second)) from None
+        except SatelliteNotFound as exc:
+            seconds = f"{exc.seconds:g}"
+            if not exc.found:
+                raise DeviceError(prompts.text("satellite.none_found", name=exc.name, seconds=seconds)) from None
+            found_names = ", ".join(exc.found)
+            raise DeviceError(
+                prompts.text("satellite.not_found", name=exc.name, seconds=seconds, found=found_names)
+            ) from None
+        self._stderr(prompts.text("satellite.found", name=found.shown, address=found.address))
+        return found.host, found.port
 
     # ---- what the link reports (the voice loop's thread) -----------------------------------------------
 
