@@ -284,7 +284,7 @@ class SatelliteLink:
             raise SatelliteGone("not connected")
         try:
             self._call(self._write(event), WRITE_TIMEOUT_SECONDS + 1)
-        except (OSError, TimeoutError, concurrent.futures.TimeoutError, RuntimeError):
+        except (OSError, TimeoutError, RuntimeError, concurrent.futures.CancelledError):  # the link is closing
             raise SatelliteGone("the sound was not taken") from None
 
     def _call(self, coroutine: Coroutine[Any, Any, _T], timeout: float) -> _T:
