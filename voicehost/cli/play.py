@@ -318,7 +318,7 @@ def _frontend(args: argparse.Namespace, lang: Lang, prompts: Prompts) -> Fronten
     if args.satellite is not None:
         from voicehost.frontends.satellite import SatelliteFrontend, SatelliteSettings
 
-        host, port = args.satellite
+        host, port = args.satellite if isinstance(args.satellite, tuple) else (args.satellite, None)
         return SatelliteFrontend(
             SatelliteSettings(
                 lang=lang,
