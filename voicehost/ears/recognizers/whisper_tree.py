@@ -6,8 +6,13 @@ projects the audio into the decoder's cross-attention keys and values again for 
 batch (its batch of encoder outputs must match its batch of prompts): about 20 ms a card on two
 cores, 300-800 ms a guess. Here the keys and values are projected once per utterance, the candidates
 are laid out as one token tree (the start tokens, a lead-in and shared first tokens computed once),
-and a single forward pass with a tree attention mask (each node sees itself and its ancestors only)
-gives every node's next-token distribution: about 50 ms for 25 cards said alone and after a lead-in.
+and one forward pass over the tree (each node attends to itself and its ancestors only) gives every
+node's next-token distribution. The tree grows as candidates are asked for (`Scoring`): what one call
+computed, the next reuses, and a node's numbers never depend on the others computed with it.
+
+What it costs: every node goes through six layers and the vocabulary's projection (about 50 million
+int8 products, the projection half of them), and every pass reads all the weights once (about 50 MB):
+so the candidates of an utterance are scored in as few passes as possible.
 
 The decoder's weights are read from the CTranslate2 model.bin faster-whisper loads (no second model),
 and its linear layers run int8 through onnxruntime's MatMulInteger (weights quantized per output
@@ -19,9 +24,11 @@ gives bit-identical scores on every run, with one thread or two.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import struct
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any, Final
@@ -177,7 +184,9 @@ QUANTIZE_ROWS: Final = 4096
 ATTENTION_BLOCK: Final = 128
 """Nodes attended for at once: their gathered ancestor chains, and their scores over the audio's frames."""
 PROJECTION_BLOCK: Final = 128
-"""Rows projected onto the vocabulary at once: 128 x 51,865 floats are 27 MB."""
+"""Rows projected onto the vocabulary at once: 128 x 51,865 integer products are 27 MB."""
+NORMALIZER_ROWS: Final = 8
+"""Rows whose softmax over the vocabulary is taken at once: 1.7 MB of floats, within the processor's cache."""
 
 
 class Int8Linear:
@@ -205,13 +214,24 @@ class Int8Linear:
         self.session: Any = _session(_matmul_integer_model(quantized, weight_type))
 
     def __call__(self, x: Floats) -> Floats:
-        row_scale = (np.maximum(np.abs(x).max(1), 1e-12) / 127.0).astype(np.float32)
-        quantized = (np.round(x / row_scale[:, None]) + 128).astype(np.uint8)
-        y: Floats = self.session.run(None, {"A": quantized, **self.feeds})[0].astype(np.float32)
-        y *= self.scale
-        y *= row_scale[:, None]
+        products, row_scale = self.products(x)
+        y: Floats = self.scaled(products, row_scale)
         if self.bias is not None:
             y += self.bias
+        return y
+
+    def products(self, x: Floats) -> tuple[npt.NDArray[np.int32], Floats]:
+        """The integer products of x's rows (quantized per row) with the weights, and each row's scale."""
+        row_scale = (np.maximum(np.abs(x).max(1), 1e-12) / 127.0).astype(np.float32)
+        quantized = (np.round(x / row_scale[:, None]) + 128).astype(np.uint8)
+        products: npt.NDArray[np.int32] = self.session.run(None, {"A": quantized, **self.feeds})[0]
+        return products, row_scale
+
+    def scaled(self, products: npt.NDArray[np.int32], row_scale: Floats) -> Floats:
+        """Integer products as floats: each column's scale, then each row's (the bias is not added)."""
+        y: Floats = products.astype(np.float32)
+        y *= self.scale
+        y *= row_scale[:, None]
         return y
 
 
@@ -240,9 +260,39 @@ def _softmax(scores: Floats) -> Floats:
     return out
 
 
+@cache
+def _blas() -> Any:
+    """numpy's BLAS, to be held to one thread while an utterance is heard: its products there are small (a
+    node's query against the audio, the mel filters), and OpenBLAS's threads cost far more than they give:
+    the same products took 50 times as long with two threads as with one on a loaded 2-core machine.
+    None without threadpoolctl."""
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:
+        return None
+    return ThreadpoolController()
+
+
+def one_blas_thread() -> contextlib.AbstractContextManager[object]:
+    """numpy's BLAS held to one thread within (see `_blas`); nothing without threadpoolctl."""
+    controller = _blas()
+    return contextlib.nullcontext() if controller is None else controller.limit(limits=1, user_api="blas")
+
+
 Linear = Callable[[Floats], Floats]
-Memory = list[tuple[Floats, Floats]]
-"""Each decoder layer's cross-attention keys and values for one utterance: (heads, frames, head size)."""
+
+
+@dataclass(frozen=True)
+class Memory:
+    """Each decoder layer's cross-attention keys (transposed: heads, head size, frames) and values (heads,
+    frames, head size) for one utterance."""
+
+    keys: list[Floats]
+    values: list[Floats]
+
+    @property
+    def frames(self) -> int:
+        return int(self.values[0].shape[1]) if self.values else 0
 
 
 class TreeScorer:
@@ -277,7 +327,7 @@ class TreeScorer:
                 self.layers.append(layer)
                 index += 1
             projection = weights.get("decoder/projection/weight", weights["decoder/embeddings/weight"])
-            self.projection = self._linear(projection, None)
+            self.projection = Int8Linear(projection, None)
         except KeyError as exc:
             raise DecoderFormatError(f"model.bin has no {exc} (not a Whisper model)") from None
         if not self.layers:
@@ -295,88 +345,166 @@ class TreeScorer:
     def memory(self, encoded: Any) -> Memory:
         """The cross-attention keys and values of every layer: once per utterance, whatever the candidates."""
         frames = np.asarray(encoded, dtype=np.float32).reshape(-1, self.width)
-        memory: Memory = []
+        keys, values = [], []
         for layer in self.layers:
             both = layer["attention/linear_1"](frames).reshape(len(frames), 2, self.heads, self.head_size)
-            keys = np.ascontiguousarray(both[:, 0].transpose(1, 0, 2))
-            values = np.ascontiguousarray(both[:, 1].transpose(1, 0, 2))
-            memory.append((keys, values))
-        return memory
+            keys.append(np.ascontiguousarray(both[:, 0].transpose(1, 2, 0)))
+            values.append(np.ascontiguousarray(both[:, 1].transpose(1, 0, 2)))
+        return Memory(keys, values)
+
+    def scoring(self, memory: Memory) -> Scoring:
+        """The candidates' tree for one utterance, grown as candidates are asked for (see `Scoring`)."""
+        return Scoring(self, memory)
 
     def score(self, memory: Memory, pairs: Sequence[tuple[Sequence[int], Sequence[int]]]) -> list[float]:
         """log P(tokens | audio, prefix) for each (prefix, tokens); each prefix starts with the start tokens."""
+        return self.scoring(memory).score(pairs)
+
+
+class Scoring:
+    """One utterance's candidates as a token tree, grown as they are asked for: every node (a token after
+    its prefix) goes through the decoder once, whichever call asks for it first, and what it gives is kept
+    (its keys and values in each layer for the nodes below it, its next-token log-probabilities).
+
+    A node's numbers never depend on the other nodes computed with it: each product is made node by node
+    or row by row (the self-attention over its own ancestors, its attention over the audio as a product
+    of its own, integer products row by row), so a candidate scores the same, bit for bit, alone or among
+    a board's worth, and scoring the first tokens of many candidates before the rest of a few changes no
+    score (`WhisperRecognizer` prunes that way)."""
+
+    def __init__(self, scorer: TreeScorer, memory: Memory) -> None:
+        self._scorer = scorer
+        self._memory = memory
+        self._index: dict[tuple[int, ...], int] = {}
+        self._tokens: list[int] = []
+        self._depth: list[int] = []
+        self._chains: list[tuple[int, ...]] = []  # each node's ancestors from the root, and itself
+        self._keys: list[Floats] = []  # per layer: (heads, nodes, head size), grown as nodes come
+        self._values: list[Floats] = []
+        self._hidden = np.zeros((0, scorer.width), dtype=np.float32)  # each node's output, normed
+        self._logprob: dict[tuple[int, int], float] = {}  # (node, next token) -> log P
+        self._expected: list[tuple[Sequence[int], Sequence[int]]] = []
+
+    @property
+    def nodes(self) -> int:
+        """How many nodes went through the decoder so far."""
+        return len(self._tokens)
+
+    def expect(self, pairs: Sequence[tuple[Sequence[int], Sequence[int]]]) -> None:
+        """Pairs that will be asked for later: computed with the next ones asked for, in the same pass.
+        A pass costs reading every weight of the decoder once (about 50 MB), whatever its size."""
+        self._expected += pairs
+
+    def score(self, pairs: Sequence[tuple[Sequence[int], Sequence[int]]]) -> list[float]:
+        """log P(tokens | audio, prefix) for each (prefix, tokens); each prefix starts with the start tokens.
+        Only the nodes and rows no earlier call computed are computed now (with those `expect`ed)."""
         if not pairs:
             return []
-        index: dict[tuple[int, ...], int] = {}
-        tokens: list[int] = []
-        depth: list[int] = []
-        parent: list[int] = []
-
-        def node(sequence: tuple[int, ...]) -> None:
-            for end in range(1, len(sequence) + 1):
-                key = sequence[:end]
-                if key not in index:
-                    index[key] = len(tokens)
-                    tokens.append(key[-1])
-                    depth.append(end - 1)
-                    parent.append(index[key[:-1]] if end > 1 else -1)
-
+        expected, self._expected = self._expected, []
+        known = len(self._tokens)
         wanted: list[list[tuple[int, int]]] = []  # (node before the token, the token) for each scored token
-        for prefix, candidate in pairs:
+        for prefix, candidate in [*pairs, *expected]:
             sequence = (*prefix, *candidate)
-            node(sequence[:-1])
-            wanted.append([(index[sequence[:i]], sequence[i]) for i in range(len(prefix), len(sequence))])
-        needed: dict[int, set[int]] = {}  # node -> the tokens scored after it
-        for steps in wanted:
-            for node_index, token in steps:
-                needed.setdefault(node_index, set()).add(token)
-        rows = sorted(needed)
-        hidden = self._forward(np.asarray(tokens), np.asarray(depth), parent, memory)
-        logprob: dict[tuple[int, int], float] = {}
-        for start in range(0, len(rows), PROJECTION_BLOCK):  # rows x vocabulary floats: a block at a time
-            block = rows[start : start + PROJECTION_BLOCK]
-            logits = self.projection(hidden[block])
-            top = logits.max(-1)
-            log_z = top + np.log(np.exp(logits - top[:, None]).sum(-1))
-            for row, node_index in enumerate(block):
-                for token in needed[node_index]:
-                    logprob[(node_index, token)] = float(logits[row, token] - log_z[row])
-        return [float(sum(logprob[step] for step in steps)) for steps in wanted]
+            self._add(sequence[:-1])
+            wanted.append([(self._index[sequence[:i]], sequence[i]) for i in range(len(prefix), len(sequence))])
+        with one_blas_thread():
+            if len(self._tokens) > known:
+                self._forward(known)
+            missing: dict[int, set[int]] = {}
+            for steps in wanted:
+                for step in steps:
+                    if step not in self._logprob:
+                        missing.setdefault(step[0], set()).add(step[1])
+            if missing:
+                self._project(missing)
+        return [float(sum(self._logprob[step] for step in steps)) for steps in wanted[: len(pairs)]]
 
-    def _forward(self, tokens: npt.NDArray[Any], depth: npt.NDArray[Any], parent: list[int], memory: Memory) -> Floats:
-        """The decoder over the whole tree at once. A node attends to itself and its ancestors only (one
-        causal sequence per path from the root): their indices are gathered, so self-attention costs
-        nodes x depth, not nodes x nodes (most of the time on a board's worth of candidates)."""
-        size = len(tokens)
-        deepest = int(depth.max()) + 1
-        chain = np.zeros((size, deepest), dtype=np.int64)  # chain[i, d]: node i's ancestor at depth d
-        for i in range(size):
-            if parent[i] >= 0:
-                chain[i] = chain[parent[i]]
-            chain[i, depth[i] :] = i  # itself, and padding beyond its depth (masked below)
-        mask = np.where(np.arange(deepest)[None, :] <= depth[:, None], np.float32(0), np.float32(-np.inf))
-        scale = np.float32(1 / math.sqrt(self.head_size))
-        x: Floats = self.embeddings[tokens].astype(np.float32) + self.positions[depth]
+    def _add(self, sequence: tuple[int, ...]) -> None:
+        for end in range(1, len(sequence) + 1):
+            key = sequence[:end]
+            if key not in self._index:
+                self._index[key] = len(self._tokens)
+                self._tokens.append(key[-1])
+                self._depth.append(end - 1)
+                parent = self._chains[self._index[key[:-1]]] if end > 1 else ()
+                self._chains.append((*parent, len(self._tokens) - 1))
+
+    def _project(self, needed: dict[int, set[int]]) -> None:
+        """Each row's log-probabilities of the tokens asked after it: the whole vocabulary's normalizer, a
+        block of rows' integer products at a time and their softmax a few rows at a time (27 MB of products
+        for a block; a few rows' worth stays in the processor's cache)."""
+        projection = self._scorer.projection
+        rows = sorted(needed)
+        for start in range(0, len(rows), PROJECTION_BLOCK):
+            block = rows[start : start + PROJECTION_BLOCK]
+            products, row_scale = projection.products(self._hidden[block])
+            for first in range(0, len(block), NORMALIZER_ROWS):
+                logits = projection.scaled(
+                    products[first : first + NORMALIZER_ROWS], row_scale[first : first + NORMALIZER_ROWS]
+                )
+                top = logits.max(-1)
+                log_z = top + np.log(np.exp(logits - top[:, None]).sum(-1))
+                for row, node in enumerate(block[first : first + NORMALIZER_ROWS]):
+                    for token in needed[node]:
+                        self._logprob[(node, token)] = float(logits[row, token] - log_z[row])
+
+    def _grown(self, arrays: list[Floats], layer: int, size: int) -> Floats:
+        """Layer `layer`'s (heads, nodes, head size) cache with room for `size` nodes."""
+        scorer = self._scorer
+        if len(arrays) <= layer:
+            arrays.append(np.zeros((scorer.heads, max(size, 64), scorer.head_size), dtype=np.float32))
+        elif arrays[layer].shape[1] < size:
+            grown = np.zeros((scorer.heads, max(size, 2 * arrays[layer].shape[1]), scorer.head_size), np.float32)
+            grown[:, : arrays[layer].shape[1]] = arrays[layer]
+            arrays[layer] = grown
+        return arrays[layer]
+
+    def _forward(self, known: int) -> None:
+        """The decoder over the nodes from `known` on, whose ancestors are all computed or among them. A node
+        attends to itself and its ancestors only (one causal sequence per path from the root), nodes of
+        the same depth together, so self-attention costs nodes x depth, not nodes x nodes."""
+        scorer = self._scorer
+        heads, head_size, width = scorer.heads, scorer.head_size, scorer.width
+        size = len(self._tokens)
+        count = size - known
+        tokens = np.asarray(self._tokens[known:])
+        depth = np.asarray(self._depth[known:])
+        by_depth: dict[int, list[int]] = {}
+        for offset, node_depth in enumerate(self._depth[known:]):
+            by_depth.setdefault(node_depth, []).append(offset)
+        scale = np.float32(1 / math.sqrt(head_size))
+        x: Floats = scorer.embeddings[tokens].astype(np.float32) + scorer.positions[depth]
 
         def split(y: Floats) -> Floats:  # (parts, heads, nodes, head size)
-            return y.reshape(size, -1, self.heads, self.head_size).transpose(1, 2, 0, 3)
+            return y.reshape(count, -1, heads, head_size).transpose(1, 2, 0, 3)
 
-        for layer, (memory_keys, memory_values) in zip(self.layers, memory, strict=True):
+        for number, (layer, keys_t, values) in enumerate(
+            zip(scorer.layers, self._memory.keys, self._memory.values, strict=True)
+        ):
             query, key, value = split(layer["self_attention/linear_0"](_layer_norm(x, *layer["self_attention"])))
-            attended = np.empty_like(query)
-            for start in range(0, size, ATTENTION_BLOCK):  # a block of nodes at a time: the gathered chains are big
-                block = slice(start, start + ATTENTION_BLOCK)
-                keys = key[:, chain[block]].transpose(0, 1, 3, 2)  # (heads, nodes, head size, depth)
-                weights = _softmax(((query[:, block] * scale)[:, :, None, :] @ keys)[:, :, 0, :] + mask[block])
-                attended[:, block] = (weights[:, :, None, :] @ value[:, chain[block]])[:, :, 0, :]
-            x = x + layer["self_attention/linear_1"](attended.transpose(1, 0, 2).reshape(size, self.width))
+            cached_keys = self._grown(self._keys, number, size)
+            cached_values = self._grown(self._values, number, size)
+            cached_keys[:, known:size] = key
+            cached_values[:, known:size] = value
+            attended = np.empty((heads, count, head_size), dtype=np.float32)
+            for members in by_depth.values():
+                for start in range(0, len(members), ATTENTION_BLOCK):  # the gathered chains are big
+                    block = members[start : start + ATTENTION_BLOCK]
+                    chain = np.asarray([self._chains[known + offset] for offset in block])  # (nodes, depth + 1)
+                    keys = cached_keys[:, chain].transpose(0, 1, 3, 2)  # (heads, nodes, head size, depth + 1)
+                    weights = _softmax(((query[:, block] * scale)[:, :, None, :] @ keys)[:, :, 0, :])
+                    attended[:, block] = (weights[:, :, None, :] @ cached_values[:, chain])[:, :, 0, :]
+            x = x + layer["self_attention/linear_1"](attended.transpose(1, 0, 2).reshape(count, width))
             query = split(layer["attention/linear_0"](_layer_norm(x, *layer["attention"])))[0]
             attended = np.empty_like(query)
-            for start in range(0, size, ATTENTION_BLOCK):  # nodes x audio frames scores: a block at a time
-                block = slice(start, start + ATTENTION_BLOCK)
-                attended[:, block] = (
-                    _softmax((query[:, block] * scale) @ memory_keys.transpose(0, 2, 1)) @ memory_values
-                )
-            x = x + layer["attention/linear_2"](attended.transpose(1, 0, 2).reshape(size, self.width))
+            for start in range(0, count, ATTENTION_BLOCK):  # nodes x audio frames scores: a block at a time
+                span = slice(start, start + ATTENTION_BLOCK)
+                # each node's product of its own (a row of one), so that its numbers never depend on the others
+                scores = (query[:, span] * scale)[:, :, None, :] @ keys_t[:, None]
+                attended[:, span] = (_softmax(scores) @ values[:, None])[:, :, 0, :]
+            x = x + layer["attention/linear_2"](attended.transpose(1, 0, 2).reshape(count, width))
             x = x + layer["ffn/linear_1"](_gelu(layer["ffn/linear_0"](_layer_norm(x, *layer["ffn"]))))
-        return _layer_norm(x, *self.final_norm)
+        hidden = np.zeros((size, width), dtype=np.float32)
+        hidden[:known] = self._hidden[:known]
+        hidden[known:] = _layer_norm(x, *scorer.final_norm)
+        self._hidden = hidden
