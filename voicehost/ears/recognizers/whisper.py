@@ -29,7 +29,7 @@ import numpy as np
 from engine.lang import Lang
 from voicehost.ears.audio import SAMPLE_RATE, Audio
 from voicehost.ears.heard import ClosedSet, ClueNumbers, Heard
-from voicehost.ears.recognizers.whisper_tree import DecoderFormatError, Memory, TreeScorer
+from voicehost.ears.recognizers.whisper_tree import DecoderFormatError, Memory, Scoring, TreeScorer, one_blas_thread
 from voicehost.speech_models import ModelError, reinstall_advice
 from voicehost.understanding import Command, command_phrases, normalize, spoken_numbers, vocabulary
 from voicehost.understanding.moment import Awaited, Moment
@@ -51,6 +51,8 @@ MAX_LEADS: Final = 3
 NAME_REPLACES: Final = 2
 """The host's name may have been transcribed as up to this many words ("Considero um ...")."""
 MAX_PRIORS: Final = 4096
+MAX_SILENCES: Final = 8
+"""Encoded silences kept (`_silence`): 0.2 MB a second of window."""
 WHISPER_LANGS: Final = {"pt": "pt", "it": "it", "en": "en", "ko": "ko"}
 NUMERICS: Final = {"CT2_USE_MKL": "0"}
 """CTranslate2 uses Intel MKL on Intel processors unless told otherwise, and MKL's results can change
@@ -90,6 +92,7 @@ class WhisperRecognizer:
         self._period = period[0]
         self._comma = self._tokenizer.encode(",", add_special_tokens=False).ids[0]
         self._priors: dict[tuple[str, int, str], float] = {}
+        self._silences: dict[int, Any] = {}  # encoded silence by its length in frames (`_silence`)
         self._warm_up()
         _return_freed_memory()
 
@@ -101,6 +104,10 @@ class WhisperRecognizer:
     # ---- the interface ---------------------------------------------------------------------
 
     def recognize(self, audio: Audio, moment: Moment) -> Heard:
+        with one_blas_thread():
+            return self._recognize(audio, moment)
+
+    def _recognize(self, audio: Audio, moment: Moment) -> Heard:
         started = time.perf_counter()
         encoded, frames = self._encode(audio)
         encoded_at = time.perf_counter()
@@ -110,15 +117,19 @@ class WhisperRecognizer:
         transcribed_at = time.perf_counter()
         text = collapse_repeats(transcript.text)
         heard = Heard(text, transcript.confidence if text else 0.0)
-        memory = self._tree.memory(encoded)
+        scoring = self._tree.scoring(self._tree.memory(encoded))  # one tree for every score of this utterance
+        named = bool(moment.names) and bool(text) and not moment.over_host
+        readings = self._name_readings(sot, text, moment.names) if named else None
+        if readings is not None:
+            scoring.expect(readings.pairs)  # in the same pass as the cards
         if moment.over_host:
-            heard = self._stops(memory, sot, transcript, heard, moment.lang)
+            heard = self._stops(scoring, sot, transcript, heard, moment.lang)
         elif moment.hears_cards and (moment.cards or moment.answering):
-            heard = self._closed_set(memory, frames, sot, transcript, heard, moment)
+            heard = self._closed_set(scoring, frames, sot, transcript, heard, moment)
         elif moment.awaited is Awaited.CLUE and not moment.asked:
-            heard = self._clue_numbers(memory, sot, transcript, heard, moment.lang)
-        if moment.names and text and not moment.over_host:
-            gain, replaced = self._name_gain(memory, sot, text, moment.names)
+            heard = self._clue_numbers(scoring, sot, transcript, heard, moment.lang)
+        if readings is not None:
+            gain, replaced = self._name_gain(scoring, readings)
             heard = replace(heard, name_gain=gain, name_words=replaced)
         done = time.perf_counter()
         timings = (
@@ -129,11 +140,12 @@ class WhisperRecognizer:
         return replace(heard, decode_ms=(done - started) * 1000, timings=timings)
 
     def _closed_set(
-        self, memory: Memory, frames: int, sot: list[int], transcript: Transcript, heard: Heard, moment: Moment
+        self, scoring: Scoring, frames: int, sot: list[int], transcript: Transcript, heard: Heard, moment: Moment
     ) -> Heard:
         """While a card makes sense (or a yes-or-no question about one waits): every card that may be meant,
         and "yes", "no" or "pass", scored as transcripts of the utterance; the grid's places too, alone, when
-        the words sound like one (`places_to_score`: not worth paying for every card said by name)."""
+        the words sound like one (`places_to_score`: not worth paying for every card said by name). One
+        pass of the decoder for them all, and one over silence for the priors it lacks."""
         places = () if moment.answering else places_to_score(heard.text, moment.lang)
         extras = extra_phrases(moment.lang, moment.answering)
         phrases = tuple(dict.fromkeys((*moment.cards, *extras)))
@@ -146,35 +158,15 @@ class WhisperRecognizer:
         card_pairs = len(pairs)
         pairs += [(sot, self._card_tokens(phrase)) for phrase in places]  # alone: a lead-in is rare before one
         pairs.append((sot, [*transcript.tokens, self._eot]))
-        scores = self._tree.score(memory, pairs)
+        scores = scoring.score(pairs)
         logprobs = [max(scores[i : card_pairs : len(phrases)]) for i in range(len(phrases))]
-        closed = self._ranked(moment.lang, frames, sot, phrases, logprobs)
-        placed = self._ranked(moment.lang, frames, sot, places, scores[card_pairs:-1]) if places else None
+        priors = self._priors_of(moment.lang, frames, sot, (*phrases, *places))
+        closed = _ranked(phrases, logprobs, priors[: len(phrases)])
+        placed = _ranked(places, scores[card_pairs:-1], priors[len(phrases) :]) if places else None
         return replace(heard, transcript_logprob=scores[-1], closed=closed, places=placed)
 
-    def _ranked(
-        self, lang: Lang, frames: int, sot: list[int], phrases: tuple[str, ...], logprobs: list[float]
-    ) -> ClosedSet:
-        """Scored phrases as evidence: each one's score less its prior, and its share of the belief."""
-        priors = self._priors_of(lang, frames, sot, phrases)
-        logits = [score - PRIOR_WEIGHT * prior for score, prior in zip(logprobs, priors, strict=True)]
-        top = max(logits)
-        weights = [math.exp(value - top) for value in logits]
-        total = sum(weights)
-        order = sorted(range(len(phrases)), key=lambda i: -logits[i])
-        return ClosedSet(
-            tuple(phrases[i] for i in order),
-            tuple(logprobs[i] for i in order),
-            tuple(logits[i] for i in order),
-            tuple(weights[i] / total for i in order),
-        )
-
-    def _name_gain(self, memory: Memory, sot: list[int], text: str, names: tuple[str, ...]) -> tuple[float, int]:
-        """How much better the audio is explained with one of the host's names said first than by the
-        transcript alone: a short name said before a move ("Host, cherry") is often left out of the
-        transcript or garbled ("Inscitaria, guindaste"), yet the decoder still hears it. The readings
-        tried put the name before the transcript, or in place of its first one or two words; the best
-        one's gain, and how many words it replaced. The decision weighs it (`voicehost.decision`)."""
+    def _name_readings(self, sot: list[int], text: str, names: tuple[str, ...]) -> NameReadings:
+        """The readings of an utterance with one of the host's names said first (see `_name_gain`)."""
         words = text.split()
         pairs = [(sot, [*_tokens(self._tokenizer, text), self._eot])]
         replaced: list[int] = []  # how many of the transcript's first words each reading puts the name in place of
@@ -183,14 +175,25 @@ class WhisperRecognizer:
             rest = rest[:1].lower() + rest[1:]
             pairs += [(sot, [*self._name_tokens(name), *_tokens(self._tokenizer, rest), self._eot]) for name in names]
             replaced += [dropped] * len(names)
-        scores = self._tree.score(memory, pairs)
+        return NameReadings(pairs, replaced)
+
+    @staticmethod
+    def _name_gain(scoring: Scoring, readings: NameReadings) -> tuple[float, int]:
+        """How much better the audio is explained with one of the host's names said first than by the
+        transcript alone: a short name said before a move ("Host, cherry") is often left out of the
+        transcript or garbled ("Inscitaria, guindaste"), yet the decoder still hears it. The readings
+        tried put the name before the transcript, or in place of its first one or two words; the best
+        one's gain, and how many words it replaced. The decision weighs it (`voicehost.decision`)."""
+        scores = scoring.score(readings.pairs)
         best = max(range(1, len(scores)), key=scores.__getitem__)
-        return scores[best] - scores[0], replaced[best - 1]
+        return scores[best] - scores[0], readings.replaced[best - 1]
 
     def _name_tokens(self, name: str) -> list[int]:
         return list(_tokens(self._tokenizer, f"{name[:1].upper()}{name[1:]},"))
 
-    def _clue_numbers(self, memory: Memory, sot: list[int], transcript: Transcript, heard: Heard, lang: Lang) -> Heard:
+    def _clue_numbers(
+        self, scoring: Scoring, sot: list[int], transcript: Transcript, heard: Heard, lang: Lang
+    ) -> Heard:
         """A clue is any word and then a number from a small closed set: every way of saying a number is
         scored after the transcript's word (up to where its number begins, else its first word), with the
         word's own score and the whole transcript's, for the decision to weigh (`voicehost.decision.clues`)."""
@@ -204,7 +207,7 @@ class WhisperRecognizer:
         tails = self._number_tails(lang)
         pairs = [(prefix, tokens) for _, tokens in tails]
         pairs += [(sot, transcript.tokens[:word_end]), (sot, [*transcript.tokens, self._eot])]
-        scores = self._tree.score(memory, pairs)
+        scores = scoring.score(pairs)
         by_value: dict[int | None, float] = {}
         for (value, _), score in zip(tails, scores, strict=False):
             by_value[value] = _logaddexp(by_value.get(value, -math.inf), score)
@@ -219,7 +222,7 @@ class WhisperRecognizer:
         )
         return replace(heard, numbers=numbers, transcript_logprob=scores[-1])
 
-    def _stops(self, memory: Memory, sot: list[int], transcript: Transcript, heard: Heard, lang: Lang) -> Heard:
+    def _stops(self, scoring: Scoring, sot: list[int], transcript: Transcript, heard: Heard, lang: Lang) -> Heard:
         """While the host talks only "stop" matters, and a lone short word is what Whisper hears worst
         ("para" comes out "pátor"): the one-word stop phrases are scored as transcripts, beside the free
         transcript's own score (`voicehost.decision.stops` weighs them)."""
@@ -227,7 +230,7 @@ class WhisperRecognizer:
         if not phrases or not transcript.tokens:
             return heard
         pairs = [(sot, self._card_tokens(phrase)) for phrase in phrases] + [(sot, [*transcript.tokens, self._eot])]
-        scores = self._tree.score(memory, pairs)
+        scores = scoring.score(pairs)
         order = sorted(range(len(phrases)), key=lambda i: -scores[i])
         logprobs = tuple(scores[i] for i in order)
         stops = ClosedSet(tuple(phrases[i] for i in order), logprobs, logprobs, (1.0,) * len(order))
@@ -304,15 +307,24 @@ class WhisperRecognizer:
     def _priors_of(self, lang: Lang, frames: int, sot: list[int], phrases: tuple[str, ...]) -> list[float]:
         """Each phrase's score against silence of the same length: how much the decoder likes it anyway.
         Cached per phrase, so a reveal (which changes the set of cards) costs nothing new."""
-        missing = [phrase for phrase in phrases if (lang.value, frames, phrase) not in self._priors]
+        missing = [phrase for phrase in dict.fromkeys(phrases) if (lang.value, frames, phrase) not in self._priors]
         if missing:
-            silence, _ = self._encode(np.zeros(frames * 160 - MARGIN_FRAMES * 160, dtype=np.float32))
-            scores = self._tree.score(self._tree.memory(silence), [(sot, self._card_tokens(p)) for p in missing])
+            scores = self._tree.score(self._silence(frames), [(sot, self._card_tokens(p)) for p in missing])
             for phrase, score in zip(missing, scores, strict=True):
                 self._priors[(lang.value, frames, phrase)] = score
             while len(self._priors) > MAX_PRIORS:
                 self._priors.pop(next(iter(self._priors)))
         return [self._priors[(lang.value, frames, phrase)] for phrase in phrases]
+
+    def _silence(self, frames: int) -> Memory:
+        """The decoder's view of silence `frames` long, kept for the window lengths heard lately: the priors
+        of a new board's cards then cost no pass of the encoder."""
+        if frames not in self._silences:
+            silence, _ = self._encode(np.zeros(frames * 160 - MARGIN_FRAMES * 160, dtype=np.float32))
+            self._silences[frames] = np.asarray(silence, dtype=np.float32)
+            while len(self._silences) > MAX_SILENCES:
+                self._silences.pop(next(iter(self._silences)))
+        return self._tree.memory(self._silences[frames])
 
 
 def extra_phrases(lang: Lang, answering: bool) -> tuple[str, ...]:
@@ -342,6 +354,32 @@ def _check_model_files(model_dir: Path) -> None:
 
 def _broken_model(model_dir: Path, problem: str) -> ModelError:
     return ModelError(f"The whisper model in {model_dir} {problem}. {reinstall_advice(model_dir, 'whisper')}")
+
+
+def _ranked(phrases: tuple[str, ...], logprobs: list[float], priors: list[float]) -> ClosedSet:
+    """Scored phrases as evidence: each one's score less its prior, and its share of the belief."""
+    logits = [score - PRIOR_WEIGHT * prior for score, prior in zip(logprobs, priors, strict=True)]
+    top = max(logits)
+    weights = [math.exp(value - top) for value in logits]
+    total = sum(weights)
+    order = sorted(range(len(phrases)), key=lambda i: -logits[i])
+    return ClosedSet(
+        tuple(phrases[i] for i in order),
+        tuple(logprobs[i] for i in order),
+        tuple(logits[i] for i in order),
+        tuple(weights[i] / total for i in order),
+    )
+
+
+Pairs = list[tuple[list[int], list[int]]]
+
+
+@dataclass(frozen=True)
+class NameReadings:
+    """The transcript alone, then each reading with a host's name first, and how many words each replaced."""
+
+    pairs: Pairs
+    replaced: list[int]
 
 
 @dataclass(frozen=True)
