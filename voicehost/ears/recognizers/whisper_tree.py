@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import contextlib
 import math
+import mmap
 import struct
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -102,6 +103,24 @@ def read_model(path: Path) -> dict[str, npt.NDArray[Any]]:
     return variables
 
 
+def release(array: npt.NDArray[Any]) -> None:
+    """Let the pages of `array` go from this process's memory when it is read from a mapped file
+    (`read_model`): once quantized, a weight is not read again, yet its pages would stay resident as long
+    as the mapping (the decoder's: 100 MB). Read again (an embedding's row), a page comes back alone."""
+    base: Any = array
+    while base is not None and not isinstance(base, np.memmap):
+        base = base.base
+    mapping = getattr(base, "_mmap", None)
+    if base is None or mapping is None or not hasattr(mapping, "madvise"):
+        return
+    page = mmap.PAGESIZE
+    start = array.ctypes.data - base.ctypes.data
+    first = start // page * page
+    end = -(-(start + array.nbytes) // page) * page
+    with contextlib.suppress(OSError, ValueError):
+        mapping.madvise(mmap.MADV_DONTNEED, first, min(end, len(mapping)) - first)
+
+
 # ---- int8 products through onnxruntime: a one-node ONNX model, written as protobuf bytes -----------------
 
 
@@ -125,10 +144,10 @@ INT8: Final = 3
 """ONNX element types of the operands."""
 
 
-def _matmul_integer_model(weight: npt.NDArray[Any], weight_type: int) -> bytes:
-    """An ONNX model of one node: Y(int32)[M, N] = (A(uint8)[M, K] - a_zero) @ (weight[K, N] - b_zero), the
-    weight int8 (`INT8`, b_zero 0) or uint8 (`UINT8`, b_zero an input: 128 for int8 values shifted up)."""
-    rows, columns = weight.shape
+def _matmul_integer_model(rows: int, columns: int, weight_type: int) -> bytes:
+    """An ONNX model of one node: Y(int32)[M, N] = (A(uint8)[M, K] - a_zero) @ (B[K, N] - b_zero), B int8
+    (`INT8`, b_zero 0) or uint8 (`UINT8`, b_zero an input: 128 for int8 values shifted up). B is an input,
+    not a constant of the model: the weights stay in the caller's array, the one copy of them."""
 
     def value(name: str, element_type: int, dims: list[int | str]) -> bytes:
         shape = b"".join(_field(1, _field(1, d) if isinstance(d, int) else _field(2, d.encode())) for d in dims)
@@ -137,27 +156,24 @@ def _matmul_integer_model(weight: npt.NDArray[Any], weight_type: int) -> bytes:
     inputs = ("A", "B", "zp", "bzp") if weight_type == UINT8 else ("A", "B", "zp")
     node = b"".join(_field(1, name.encode()) for name in inputs) + _field(2, b"Y")
     node += _field(4, b"MatMulInteger")
-    tensor = (
-        _field(1, rows) + _field(1, columns) + _field(2, weight_type) + _field(8, b"B") + _field(9, weight.tobytes())
-    )
-    graph = _field(1, node) + _field(2, b"g") + _field(5, tensor)
-    graph += _field(11, value("A", UINT8, ["M", rows])) + _field(11, value("zp", UINT8, [1]))
+    graph = _field(1, node) + _field(2, b"g")
+    graph += _field(11, value("A", UINT8, ["M", rows])) + _field(11, value("B", weight_type, [rows, columns]))
+    graph += _field(11, value("zp", UINT8, [1]))
     if weight_type == UINT8:
         graph += _field(11, value("bzp", UINT8, [1]))
     graph += _field(12, value("Y", 6, ["M", columns]))
     return _field(1, 8) + _field(8, _field(1, b"") + _field(2, 17)) + _field(7, graph)
 
 
-def _session(model: bytes) -> Any:
+def _session(model: bytes, threads: int = 1) -> Any:
     import onnxruntime
 
     options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads, options.inter_op_num_threads = 1, 1
+    options.intra_op_num_threads, options.inter_op_num_threads = threads, 1
     options.log_severity_level = 4
     # every utterance brings new shapes: an arena per layer would keep the largest of each (hundreds of MB)
     options.enable_cpu_mem_arena = False
     options.enable_mem_pattern = False
-    options.add_session_config_entry("session.disable_prepacking", "1")  # a second copy of the weights
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # leave the cores to CTranslate2
     return onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
 
@@ -175,8 +191,8 @@ def exact_weight_type() -> int:
     probe = np.full((64, 8), 127, dtype=np.int8)
     activations = np.full((2, 64), 255, dtype=np.uint8)
     exact = (activations.astype(np.int64) - 128) @ probe.astype(np.int64)
-    session = _session(_matmul_integer_model(probe, INT8))
-    got = session.run(None, {"A": activations, "zp": np.full(1, 128, np.uint8)})[0]
+    session = _session(_matmul_integer_model(*probe.shape, INT8))
+    got = session.run(None, {"A": activations, "B": probe, "zp": np.full(1, 128, np.uint8)})[0]
     return INT8 if np.array_equal(got, exact) else UINT8
 
 
@@ -189,29 +205,57 @@ NORMALIZER_ROWS: Final = 8
 """Rows whose softmax over the vocabulary is taken at once: 1.7 MB of floats, within the processor's cache."""
 
 
+class Products:
+    """One buffer for the integer products of a decoder's linear layers, which run one after another:
+    reused, so a pass allocates none (a fresh 27 MB block of products is also 7,000 page faults, and
+    what glibc keeps of such blocks stays in the process). One thread at a time."""
+
+    def __init__(self) -> None:
+        self._buffer = np.empty(0, dtype=np.int32)
+
+    def take(self, rows: int, columns: int) -> npt.NDArray[np.int32]:
+        """Room for `rows` x `columns` products, valid until the next `take`."""
+        if self._buffer.size < rows * columns:
+            self._buffer = np.empty(rows * columns, dtype=np.int32)
+        return self._buffer[: rows * columns].reshape(rows, columns)
+
+
 class Int8Linear:
     """x @ W + b with W quantized per output column and x per row, the product in integers."""
 
-    def __init__(self, weight: npt.NDArray[Any], bias: Floats | None) -> None:
-        """`weight`: (outputs, inputs), as stored; quantized a block of rows at a time, so loading never
-        holds a float copy of the largest matrix (the vocabulary's projection: 100 MB)."""
-        scales, blocks = [], []
-        for start in range(0, len(weight), QUANTIZE_ROWS):
+    def __init__(
+        self, weight: npt.NDArray[Any], bias: Floats | None, *, threads: int = 1, products: Products | None = None
+    ) -> None:
+        """`weight`: (outputs, inputs), as stored; quantized a block of rows at a time into the one array
+        the products read, so loading never holds a float copy of the largest matrix (the vocabulary's
+        projection: 100 MB) nor a second copy of its integers. `threads`: the products' threads;
+        `products`: where they are written (shared by the layers of a decoder)."""
+        import onnxruntime
+
+        outputs, inputs = weight.shape
+        self.scale = np.empty(outputs, dtype=np.float32)
+        quantized = np.empty((inputs, outputs), dtype=np.int8)  # transposed: (inputs, outputs)
+        for start in range(0, outputs, QUANTIZE_ROWS):
             rows = np.asarray(weight[start : start + QUANTIZE_ROWS], dtype=np.float32)
             scale = np.maximum(np.abs(rows).max(1), 1e-12) / 127.0
-            scales.append(scale)
-            blocks.append(np.clip(np.round(rows / scale[:, None]), -127, 127).astype(np.int8))
-        self.scale = np.concatenate(scales).astype(np.float32)
-        quantized = np.ascontiguousarray(np.concatenate(blocks).T)
+            self.scale[start : start + len(rows)] = scale
+            quantized[:, start : start + len(rows)] = np.clip(np.round(rows / scale[:, None]), -127, 127).T
         self.bias = bias
         self.zero = np.full(1, 128, np.uint8)
         weight_type = exact_weight_type()
         if weight_type == UINT8:  # the same values shifted up, their zero point 128: exact without VNNI
-            quantized = (quantized.astype(np.int16) + 128).astype(np.uint8)
-            self.feeds: dict[str, npt.NDArray[Any]] = {"zp": self.zero, "bzp": self.zero}
+            unsigned = quantized.view(np.uint8)
+            np.bitwise_xor(unsigned, np.uint8(0x80), out=unsigned)  # v + 128 for every int8 v, in place
+            self.weights: npt.NDArray[Any] = unsigned
+            self.feeds: dict[str, npt.NDArray[Any]] = {"B": unsigned, "zp": self.zero, "bzp": self.zero}
         else:
-            self.feeds = {"zp": self.zero}
-        self.session: Any = _session(_matmul_integer_model(quantized, weight_type))
+            self.weights = quantized
+            self.feeds = {"B": quantized, "zp": self.zero}
+        self.session: Any = _session(_matmul_integer_model(inputs, outputs, weight_type), threads)
+        self._values = {name: onnxruntime.OrtValue.ortvalue_from_numpy(value) for name, value in self.feeds.items()}
+        self._ortvalue = onnxruntime.OrtValue.ortvalue_from_numpy
+        self._products = products or Products()
+        self.outputs = outputs
 
     def __call__(self, x: Floats) -> Floats:
         products, row_scale = self.products(x)
@@ -221,10 +265,17 @@ class Int8Linear:
         return y
 
     def products(self, x: Floats) -> tuple[npt.NDArray[np.int32], Floats]:
-        """The integer products of x's rows (quantized per row) with the weights, and each row's scale."""
+        """The integer products of x's rows (quantized per row) with the weights (valid until the next
+        products of the same `Products`), and each row's scale."""
         row_scale = (np.maximum(np.abs(x).max(1), 1e-12) / 127.0).astype(np.float32)
         quantized = (np.round(x / row_scale[:, None]) + 128).astype(np.uint8)
-        products: npt.NDArray[np.int32] = self.session.run(None, {"A": quantized, **self.feeds})[0]
+        products = self._products.take(len(x), self.outputs)
+        binding = self.session.io_binding()  # written into `products`, read from the arrays themselves
+        binding.bind_ortvalue_input("A", self._ortvalue(quantized))
+        for name, value in self._values.items():
+            binding.bind_ortvalue_input(name, value)
+        binding.bind_ortvalue_output("Y", self._ortvalue(products))
+        self.session.run_with_iobinding(binding)
         return products, row_scale
 
     def scaled(self, products: npt.NDArray[np.int32], row_scale: Floats) -> Floats:
@@ -279,7 +330,6 @@ def one_blas_thread() -> contextlib.AbstractContextManager[object]:
     return contextlib.nullcontext() if controller is None else controller.limit(limits=1, user_api="blas")
 
 
-Linear = Callable[[Floats], Floats]
 
 
 @dataclass(frozen=True)
@@ -298,8 +348,10 @@ class Memory:
 class TreeScorer:
     """log P(tokens | audio, prefix) for many (prefix, tokens) pairs in one pass of Whisper's decoder."""
 
-    def __init__(self, model_dir: Path) -> None:
+    def __init__(self, model_dir: Path, *, threads: int = 1) -> None:
+        """`threads`: for the integer products (the decoder's and the vocabulary's), exact with any number."""
         weights = read_model(Path(model_dir) / "model.bin")
+        self._products = Products()
         try:
             self.heads = int(np.asarray(weights.get("decoder/num_heads", 8)).reshape(-1)[0])
             self.embeddings = weights["decoder/embeddings/weight"]  # float16: rows converted on lookup
@@ -313,12 +365,13 @@ class TreeScorer:
             index = 0
             while f"decoder/layer_{index}/ffn/linear_0/weight" in weights:
                 prefix = f"decoder/layer_{index}/"
-                layer: dict[str, Any] = {
-                    name: self._linear(
-                        weights[prefix + name + "/weight"], self._floats(weights, prefix + name + "/bias")
+                layer: dict[str, Any] = {}
+                for name in LINEARS:
+                    weight = weights[prefix + name + "/weight"]
+                    layer[name] = Int8Linear(
+                        weight, self._floats(weights, prefix + name + "/bias"), threads=threads, products=self._products
                     )
-                    for name in LINEARS
-                }
+                    release(weight)
                 for norm in ("self_attention", "attention", "ffn"):
                     layer[norm] = (
                         self._floats(weights, prefix + norm + "/layer_norm/gamma"),
@@ -327,7 +380,8 @@ class TreeScorer:
                 self.layers.append(layer)
                 index += 1
             projection = weights.get("decoder/projection/weight", weights["decoder/embeddings/weight"])
-            self.projection = Int8Linear(projection, None)
+            self.projection = Int8Linear(projection, None, threads=threads, products=self._products)
+            release(projection)  # the embeddings' too, when they are the same: their rows come back as looked up
         except KeyError as exc:
             raise DecoderFormatError(f"model.bin has no {exc} (not a Whisper model)") from None
         if not self.layers:
@@ -337,10 +391,6 @@ class TreeScorer:
     @staticmethod
     def _floats(weights: dict[str, npt.NDArray[Any]], name: str) -> Floats:
         return np.ascontiguousarray(weights[name], dtype=np.float32)
-
-    @staticmethod
-    def _linear(weight: npt.NDArray[Any], bias: Floats | None) -> Linear:
-        return Int8Linear(weight, bias)
 
     def memory(self, encoded: Any) -> Memory:
         """The cross-attention keys and values of every layer: once per utterance, whatever the candidates."""
