@@ -152,6 +152,8 @@ class AskClueNumber(Question):
         return view.t("clue.ask_number", word=self.word)
 
     def take(self, view: View, heard: Understanding, side: Side | None) -> list[Effect] | None:
+        if is_no(heard) or is_yes(heard):  # "no": that was not the clue's word
+            return [Say(view.t("input.reprompt_clue"), remember=False)]
         if not isinstance(heard, HeardNumber):
             return None
         clue = SpokenClue(self.word, heard.number, self.spelled)
