@@ -17,6 +17,8 @@ from engine.board import Board
 from engine.editions import new_game
 from engine.errors import GameError
 from engine.lang import Lang
+from tests.hostile import run
+from voicehost.cli.deal import key_marks
 from voicehost.prompts import Prompts
 from voicehost.referee.announcer import announcer_for
 from voicehost.understanding import (
@@ -367,6 +369,26 @@ def test_each_command_the_help_lists_works_alone(lang: Lang, key: str) -> None:
     for phrase in commands:
         heard = [understand(phrase, phase=phase, cards=[], lang=lang) for phase in Phase]
         assert all(isinstance(h, HeardCommand) and h.action is Action.ACCEPT for h in heard), (phrase, heard)
+
+
+@pytest.mark.parametrize("lang", list(Lang))
+@pytest.mark.parametrize("edition", ["classic", "duet"])
+def test_the_key_printed_for_a_spymaster_is_in_the_games_language(tmp_path: Path, lang: Lang, edition: str) -> None:
+    save = tmp_path / "game.json"
+    board = BOARDS / f"{edition}-{lang.value}.json"
+    played = run(["play", "--text", "--board", str(board), "--save", str(save)], "", data=tmp_path)
+    assert played.code == 0, played.why()
+    printed = run(["key", str(save), *(["--side", "a"] if edition == "duet" else [])], data=tmp_path)
+    assert printed.code == 0, printed.why()
+    p = Prompts.load(lang)
+    legend = "console.key_legend_duet" if edition == "duet" else "console.key_legend"
+    lines = printed.out.splitlines()
+    assert lines[-1] == p.text(legend, covered="*", **key_marks(p))
+    if edition == "duet":
+        assert lines[0] == p.text("console.key_side", side="A")
+    if lang is not Lang.EN:
+        assert _english_problems("voicehost key", lines[-1]) == []
+        assert lines[-1] != Prompts.load(Lang.EN).text(legend, covered="*", **key_marks(Prompts.load(Lang.EN)))
 
 
 @pytest.mark.parametrize("lang", list(Lang))
