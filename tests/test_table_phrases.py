@@ -10,6 +10,7 @@ from engine.lang import Lang
 from engine.pieces import Side
 from tests.understood import clue_of, command_of
 from voicehost.understanding import Command, Phase, SpokenClue, side_named, understand
+from voicehost.understanding.clues import correction_in
 
 BOARD: dict[Lang, list[str]] = {
     Lang.EN: ["DRAGON", "PIANO", "KNIGHT", "WAGON", "NOTE"],
@@ -129,3 +130,25 @@ SIDES: list[tuple[Lang, str, Side]] = [
 @pytest.mark.parametrize(("lang", "said", "side"), SIDES)
 def test_a_duet_player_names_their_side(lang: Lang, said: str, side: Side) -> None:
     assert side_named(said, lang) is side
+
+
+BARE_CORRECTIONS: list[tuple[Lang, str, str]] = [
+    (Lang.EN, "no, fruit", "fruit"),
+    (Lang.EN, "I mean fruit", "fruit"),
+    (Lang.EN, "no, I mean fruit", "fruit"),
+    (Lang.PT_BR, "não, a pista é fruta", "fruta"),
+    (Lang.PT_BR, "quer dizer, fruta", "fruta"),
+    (Lang.PT_PT, "não, a pista é fruta", "fruta"),
+    (Lang.PT_PT, "aliás, fruta", "fruta"),
+    (Lang.IT, "no, frutta", "frutta"),
+    (Lang.IT, "anzi, frutta", "frutta"),
+    (Lang.IT, "no, l'indizio è frutta", "frutta"),
+]
+
+
+@pytest.mark.parametrize(("lang", "said", "word"), BARE_CORRECTIONS)
+def test_a_correction_without_its_number_names_the_word(lang: Lang, said: str, word: str) -> None:
+    """ "no, fruit" right after a clue: a correction (a no-word or "I mean" first), its word what the
+    lead-ins leave, the number the clue had."""
+    corrected = correction_in(said, lang)
+    assert corrected is not None and (corrected.word, corrected.has_number) == (word, False), corrected
