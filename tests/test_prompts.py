@@ -396,3 +396,16 @@ def test_each_duet_player_is_told_the_command_for_their_own_side_only(lang: Lang
     """`voicehost key SAVE` alone prints both sides of a Duet key: the terminal line gives each side's."""
     line = Prompts.load(lang).text("console.key_hint_duet", save="game.json")
     assert "voicehost key game.json --side a" in line and "--side b" in line
+
+
+@pytest.mark.parametrize("lang", [Lang.PT_BR, Lang.IT])
+def test_the_game_kept_aside_is_said_and_the_command_to_resume_it_printed(tmp_path: Path, lang: Lang) -> None:
+    first = run(["play", "--text", "--lang", lang.value, "--seed", "1"], "", data=tmp_path)
+    assert first.code == 0, first.why()
+    second = run(["play", "--text", "--lang", lang.value, "--seed", "2"], "", data=tmp_path)
+    assert second.code == 0, second.why()
+    kept = sorted((tmp_path / "voicehost" / "unfinished-games").glob("game-*.json"))
+    p = Prompts.load(lang)
+    assert p.text("game.previous_kept") in second.said
+    assert "voicehost" not in second.out and str(kept[0]) not in second.out
+    assert p.text("console.previous_kept", path=str(kept[0])) in second.err
