@@ -55,8 +55,8 @@ class VoiceFrontend:
             self._chunks = recording_chunks(settings.audio_in, realtime=settings.realtime)
             return
         try:
-            self._chunks, self.microphone = microphone_chunks(
-                self._lost, self._back, prompts.text("error.no_microphone")
+            self._chunks, self.microphone = microphone_chunks(  # the console's advice names the flags
+                self._lost, self._back, prompts.text("console.no_microphone")
             )
         except DeviceError:
             self.mouth.say(prompts.text("error.no_microphone"))
