@@ -335,6 +335,7 @@ def _frontend(args: argparse.Namespace, lang: Lang, prompts: Prompts) -> Fronten
             ),
             prompts,
         )
+    from voicehost.cli.by_text import play_by_text
     from voicehost.frontends.voice import VoiceFrontend, VoiceSettings
 
     settings = VoiceSettings(
@@ -346,6 +347,7 @@ def _frontend(args: argparse.Namespace, lang: Lang, prompts: Prompts) -> Fronten
         realtime=args.realtime,
         show_heard=args.show_heard,
         voice=args.voice,
+        text_command=play_by_text(getattr(args, "argv", ["play"]), sys.argv[0]),
     )
     return VoiceFrontend(settings, prompts)
 
