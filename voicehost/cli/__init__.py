@@ -1,4 +1,4 @@
-"""The `voicehost` command: play, deal, key, hear and models (see CONTRACT.md for the stable outside).
+"""The `voicehost` command: play, deal, key, hear and models (the README's Commands section is the stable outside).
 
 Every command runs inside `failures.run`, the one place that turns what stops it into a message and
 an exit code: 0 done, 1 a game, file or device problem explained on stderr, 2 bad usage.
@@ -19,6 +19,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+        args.argv = list(sys.argv[1:] if argv is None else argv)  # as typed: advice repeats the player's options
         if args.command == "play":
             check_play(parser, args)
     except SystemExit as exit_:  # argparse: --help (0) or bad usage (2), already explained

@@ -27,6 +27,7 @@ from voicehost.understanding.clues import clue_word_in
 from voicehost.understanding.reading import Reading
 from voicehost.understanding.results import Phase
 from voicehost.understanding.sides import side_first
+from voicehost.understanding.talk import form_of
 
 AGREEMENT_CONFIDENCE: Final = 0.95
 """A clue number the transcript and the scores agree on."""
@@ -60,6 +61,9 @@ def clue_verdict(heard: Heard, reading: Reading) -> Understanding:
     if transcribed is not None and transcribed.number == value:
         share = max(share, AGREEMENT_CONFIDENCE)
     said_word = numbers.word
+    form = form_of(said_word, lang, reading.moment.host_names)
+    if form.addressed:  # "Conduttore, città": the host's name is no part of the clue
+        said_word = form.text
     if reading.claimed is not None:  # "A, touro": the side said first is no part of the clue
         first = side_first(said_word, lang)
         said_word = first[1] if first is not None else said_word

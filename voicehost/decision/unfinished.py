@@ -4,11 +4,14 @@ longer than the closing silence) is one clue, not a word and then the clue "3"."
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from voicehost.decision.decide import decide
 from voicehost.ears.heard import Heard
 from voicehost.understanding import HeardWord
 from voicehost.understanding.moment import Awaited, Moment
 from voicehost.understanding.reading import Reading
+from voicehost.understanding.talk import form_of
 
 
 def unfinished(heard: Heard, moment: Moment) -> bool:
@@ -16,7 +19,9 @@ def unfinished(heard: Heard, moment: Moment) -> bool:
     player's side said before their clue."""
     if moment.awaited is not Awaited.CLUE or moment.asked or moment.over_host or not heard.text.strip():
         return False
-    reading = Reading(heard.text, moment, heard.confidence)
+    form = form_of(heard.text, moment.lang, moment.host_names)
+    text = form.text if form.addressed else heard.text  # "Conduttore, città ...": the move is "città"
+    reading = Reading(text, moment, heard.confidence)
     if reading.side is not None:
         return True  # "A ..." in Duet: the clue comes next
-    return isinstance(decide(heard, reading), HeardWord)
+    return isinstance(decide(replace(heard, text=text), reading), HeardWord)

@@ -56,6 +56,8 @@ def respond(
             return [*claimed, Ask(ConfirmHeardClue(clue=clue))]
         return [*claimed, *clue_giving.take_clue(view, clue)]
     if isinstance(heard, HeardWord):
+        if heard.action is not Action.ACCEPT:  # one word heard unsure: not worth a question of its own
+            return reprompt(view)
         return clue_giving.word_alone(view, heard.word, heard.spelled)
     if isinstance(heard, HeardNumber):
         return [Say(view.t("clue.need_word"), remember=False)]

@@ -68,6 +68,8 @@ def correct(view: View, correction: HeardCorrection) -> list[Effect]:
     number = correction.number if correction.has_number else given.number
     if correction.word == given.word.lower() and number == given.number:
         return [Say(view.announce.next_prompt(), remember=False)]  # the same clue, said again
+    if game.check_clue(correction.word, spelled=correction.spelled).verdict is not Verdict.VALID:
+        return []  # "no, cherry" with CHERRY on the table: operatives talking about a card, not a new clue
     spoken = SpokenClue(correction.word, number, correction.spelled)
     undo = Play(lambda g: [g.undo()], announce=False, clears_side=False)
     return [undo, Follow(HeardClue(correction.heard, Action.ACCEPT, correction.confidence, spoken))]

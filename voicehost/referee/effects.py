@@ -9,17 +9,48 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Union
+from typing import ClassVar, Union
 
 from engine.editions import AnyGame
 from engine.events import Event
-from engine.game import Player
 from engine.pieces import Side
-from voicehost.understanding import Command, Understanding
+from voicehost.referee.view import View
+from voicehost.understanding import Command, HeardCommand, Understanding
 from voicehost.understanding.moment import ListenMode
+from voicehost.understanding.results import READ_ONLY
 
-if TYPE_CHECKING:
-    from voicehost.referee.questions import Question
+
+@dataclass(frozen=True)
+class Question:
+    """Something the host asked and waits an answer to."""
+
+    yes_no: ClassVar[bool] = True
+    """Whether yes and no are answers to it."""
+    afresh_on_all_cards: ClassVar[bool] = False
+    """Whether an utterance that is no answer is read again against every visible card."""
+
+    @property
+    def offers(self) -> tuple[str, ...]:
+        """Cards the question names: what the recognizer scores as candidates while it waits."""
+        return ()
+
+    def ask(self, view: View) -> str:
+        raise NotImplementedError
+
+    def take(self, view: View, heard: Understanding, side: Side | None) -> list[Effect] | None:
+        raise NotImplementedError
+
+    @property
+    def belief(self) -> tuple[tuple[str, float], ...]:
+        """What the first hearing made of the cards asked about (their shares): the answer adds to it."""
+        return ()
+
+    def kept_by(self, heard: Understanding) -> bool:
+        """Whether the question still waits after `heard`, which was no answer: after a read-only command
+        (the score, the board read out) the table is still to answer it."""
+        return (
+            isinstance(heard, HeardCommand) and heard.command in READ_ONLY and heard.command is not Command.STOP_TALKING
+        )
 
 
 @dataclass(frozen=True)
@@ -97,8 +128,3 @@ class Quit:
 
 
 Effect = Union[Say, Ask, Play, Follow, Claim, Whisper, Timer, Listen, NewGame, Quit]  # noqa: UP007
-
-
-def by(player: Player | None) -> dict[str, Any]:
-    """The `by` argument of an engine action: the player named, or whoever the rules allow."""
-    return {"by": player}

@@ -94,6 +94,7 @@ class Host:
         self._turn: tuple[object, ...] = ()
         self._hinted = False  # the addressed way is explained once a game, then moves not said to the host are let be
         self._reasked = False  # the pending question was asked again after an interjection (once only)
+        self._heard_since_clue = 0  # utterances taken up since the last clue was given: a correction comes first
 
     # ---- what the table sees and hears --------------------------------------------------------
 
@@ -148,9 +149,17 @@ class Host:
                 before=question.belief if question is not None else (),
                 listening=self.listening,
                 host_names=names,
-                correctable=last is not None and last.type is EventType.CLUE and not asked,
+                correctable=last is not None
+                and last.type is EventType.CLUE
+                and not asked
+                and not self._heard_since_clue,
                 sides=not game.TEAMS,
             )
+
+    @property
+    def _clue_just_given(self) -> bool:
+        """Nothing was taken up since the clue was announced: its spymaster's "no, fruit" corrects it."""
+        return self._heard_since_clue == 0
 
     def view(self) -> View:
         """The table as a step sees it (see view.py)."""
@@ -240,6 +249,7 @@ class Host:
         moment = self.moment()
         taken = take_up(heard, moment)
         self.attention = taken.verdict
+        self._heard_since_clue += 1
         question = self.question
         if taken.verdict is Attention.IGNORE:
             if question is not None and not self._reasked and taken.form.talk:
@@ -403,6 +413,8 @@ class Host:
         """Persist the events, say what they mean, and do what the host does on its own."""
         game = self.game
         events = list(events)
+        if any(event.type is EventType.CLUE for event in events):
+            self._heard_since_clue = 0
         if game.state.phase is Phase.SIMULATED_TURN and self.settings.simulated == "random":
             events += game.cover(commands.chooser(game, self.settings.seed).choice(game.cover_choices()))
         self._on_events(game, events)

@@ -14,7 +14,7 @@ from typing import ClassVar
 
 from engine.pieces import Side
 from voicehost.referee import rulings
-from voicehost.referee.effects import Ask, Claim, Effect, Follow, Say
+from voicehost.referee.effects import Ask, Claim, Effect, Follow, Question, Say
 from voicehost.referee.rulings import PendingClue
 from voicehost.referee.view import View
 from voicehost.understanding import (
@@ -29,7 +29,6 @@ from voicehost.understanding import (
     SpokenClue,
     Understanding,
 )
-from voicehost.understanding.results import READ_ONLY
 
 __all__ = [
     "AskClueGiver",
@@ -56,39 +55,6 @@ def is_no(heard: Understanding) -> bool:
 def is_other_command(heard: Understanding) -> bool:
     """A command that is no answer ("score", "repeat"): it is done, and the question waits again."""
     return isinstance(heard, HeardCommand) and heard.command not in (Command.YES, Command.NO)
-
-
-@dataclass(frozen=True)
-class Question:
-    """Something the host asked and waits an answer to."""
-
-    yes_no: ClassVar[bool] = True
-    """Whether yes and no are answers to it."""
-    afresh_on_all_cards: ClassVar[bool] = False
-    """Whether an utterance that is no answer is read again against every visible card."""
-
-    @property
-    def offers(self) -> tuple[str, ...]:
-        """Cards the question names: what the recognizer scores as candidates while it waits."""
-        return ()
-
-    def ask(self, view: View) -> str:
-        raise NotImplementedError
-
-    def take(self, view: View, heard: Understanding, side: Side | None) -> list[Effect] | None:
-        raise NotImplementedError
-
-    @property
-    def belief(self) -> tuple[tuple[str, float], ...]:
-        """What the first hearing made of the cards asked about (their shares): the answer adds to it."""
-        return ()
-
-    def kept_by(self, heard: Understanding) -> bool:
-        """Whether the question still waits after `heard`, which was no answer: after a read-only command
-        (the score, the board read out) the table is still to answer it."""
-        return (
-            isinstance(heard, HeardCommand) and heard.command in READ_ONLY and heard.command is not Command.STOP_TALKING
-        )
 
 
 @dataclass(frozen=True)
@@ -186,6 +152,8 @@ class AskClueNumber(Question):
         return view.t("clue.ask_number", word=self.word)
 
     def take(self, view: View, heard: Understanding, side: Side | None) -> list[Effect] | None:
+        if is_no(heard) or is_yes(heard):  # "no": that was not the clue's word
+            return [Say(view.t("input.reprompt_clue"), remember=False)]
         if not isinstance(heard, HeardNumber):
             return None
         clue = SpokenClue(self.word, heard.number, self.spelled)

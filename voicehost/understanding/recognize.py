@@ -13,7 +13,7 @@ from typing import Final
 from engine.lang import Lang
 from voicehost.understanding.cards import candidates_of, guess_action, rank
 from voicehost.understanding.clues import CluePieces, parse_clue
-from voicehost.understanding.commands import command_in, trim
+from voicehost.understanding.commands import command_in, sounds_like_command, trim
 from voicehost.understanding.positions import Grid, place_in
 from voicehost.understanding.positions import label as label_of
 from voicehost.understanding.results import (
@@ -156,6 +156,8 @@ def _word_alone(
     noise = any(phrases.prefix(keys, 0) == len(keys) for phrases in (vocab.hesitations, vocab.fillers))
     if noise or clue.word is None or clue.has_number or len(clue.word.split()) != 1:
         return _unknown(text)
+    if asr is not None and sounds_like_command(core, vocab):
+        return _unknown(text)  # "nau" heard for "não": an answer misheard, not a clue's word
     confidence = 1.0 if asr is None else asr
     return HeardWord(text, Action.CONFIRM if _unsure(asr) else Action.ACCEPT, confidence, clue.word, clue.spelled)
 

@@ -438,7 +438,6 @@ def _logaddexp(a: float, b: float) -> float:
     return top + math.log(math.exp(a - top) + math.exp(b - top))
 
 
-@lru_cache(maxsize=4096)
 def _return_freed_memory() -> None:
     """Loading quantizes the decoder a block at a time; what glibc kept of those blocks goes back (~120 MB)."""
     try:
@@ -449,9 +448,8 @@ def _return_freed_memory() -> None:
         pass
 
 
+@lru_cache(maxsize=4096)
 def _tokens(tokenizer: Any, text: str) -> tuple[int, ...]:
+    """A phrase's tokens after a space, as the tree decoder scores it: the same phrases come back every
+    utterance (the cards, their lead-ins, the numbers), so each is tokenized once."""
     return tuple(tokenizer.encode(" " + text, add_special_tokens=False).ids)
-
-
-def _ms(started: float) -> float:
-    return (time.perf_counter() - started) * 1000
