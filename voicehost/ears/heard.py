@@ -60,7 +60,7 @@ class Heard:
     transcript_logprob: float | None = None  # of the free transcript, end included (Whisper)
     closed: ClosedSet | None = None
     places: ClosedSet | None = None  # the places of the grid scored the same way, when the words sound like one
-    timings: tuple[tuple[str, float], ...] = ()  # (stage, ms): encode, transcript, scores
+    timings: tuple[tuple[str, float], ...] = ()  # (stage, ms): encode, transcript, scores, priors
     name_gain: float | None = None  # log P(the host's name, then the transcript) - log P(the transcript) (Whisper)
     name_words: int = 0  # how many of the transcript's first words that reading takes for the name ("FOST, music 2")
     numbers: ClueNumbers | None = None  # a clue's number scored after its word (Whisper, while a clue is awaited)
