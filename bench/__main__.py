@@ -46,7 +46,10 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--sections", default=",".join(SECTIONS), help="comma-separated: " + ",".join(SECTIONS))
     parser.add_argument("--engines", default=",".join(ENGINES), help="comma-separated: " + ",".join(ENGINES))
-    parser.add_argument("--latency-samples", type=int, help="guesses per language (default 10; --quick: 2)")
+    parser.add_argument("--latency-samples", type=int, help="moves of each kind per language (default 10; --quick: 2)")
+    parser.add_argument(
+        "--latency-paths", default=",".join(latency.PATHS), help="comma-separated: " + ",".join(latency.PATHS)
+    )
     parser.add_argument(
         "--session-seconds", type=float, help=f"simulated hearing (default {resources.SESSION_S:g}; --quick: 60)"
     )
@@ -66,6 +69,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         parser.error(str(exc))
     options.sections = _choices(parser, "section", options.sections, SECTIONS)
     options.engines = _choices(parser, "engine", options.engines, ENGINES)
+    options.latency_paths = _choices(parser, "latency path", options.latency_paths, latency.PATHS)
     options.latency_samples = options.latency_samples or (2 if options.quick else 10)
     options.vosk_streams = 3 if options.quick else 16
     default_session = resources.QUICK_SESSION_S if options.quick else resources.SESSION_S
@@ -242,7 +246,7 @@ def _latency(options: argparse.Namespace, engines: Engines) -> tuple[str, list[l
     whisper_timings: list[latency.Timing] | str | None = None
     vosk_timings: list[latency.Timing] | str | None = None
     try:
-        synthesizers = {lang: Synthesizer(lang) for lang in {*options.langs, Lang.EN}}
+        synthesizers: dict[Lang, Any] = {lang: Synthesizer(lang) for lang in {*options.langs, Lang.EN}}
     except SpeechError as exc:
         return f"## 2. Latency\n\nNot measured: the host cannot speak here ({exc})", []
     if "whisper" in options.engines:
@@ -250,15 +254,15 @@ def _latency(options: argparse.Namespace, engines: Engines) -> tuple[str, list[l
         if isinstance(whisper, str):
             whisper_timings = whisper
         else:
-            from voicehost.ears.vad import Segmenter, VadError
+            from voicehost.ears.vad import VadError
 
+            said = latency.sample(options.langs, options.latency_samples, quick=options.quick)
             try:
-                segmenter = Segmenter()
+                whisper_timings = latency.whisper_latency(
+                    whisper, said, synthesizers, options.cache, options.latency_paths
+                )
             except VadError as exc:
                 whisper_timings = str(exc)
-            else:
-                said = latency.sample(options.langs, options.latency_samples, quick=options.quick)
-                whisper_timings = latency.whisper_latency(whisper, said, synthesizers, segmenter, options.cache)
     if "vosk" in options.engines:
         vosk = engines.get("vosk")
         if isinstance(vosk, str):
@@ -267,9 +271,18 @@ def _latency(options: argparse.Namespace, engines: Engines) -> tuple[str, list[l
             words = latency.korean_streams(options.vosk_streams)
             vosk_timings = latency.vosk_latency(vosk, words, synthesizers[Lang.EN], options.cache)
     goals: list[list[object]] = []
-    if whisper_timings is not None:
-        p90 = None if isinstance(whisper_timings, str) else percentile([t.total_ms for t in whisper_timings], 90)
-        goals.append(_goal_row("p90 end of speech → first sample, Whisper base", p90, latency.WHISPER_GOAL_MS, "ms"))
+    if isinstance(whisper_timings, list):
+        for path in options.latency_paths:
+            on_path = [t for t in whisper_timings if t.path == path]
+            groups = [[t for t in on_path if t.lang == lang.value] for lang in options.langs]
+            groups += [[t for t in on_path if t.kind == kind] for kind in latency.KINDS]
+            p90s = [p for p in (percentile([t.first_ms for t in g], 90) for g in groups) if p is not None]
+            worst = max(p90s, default=None)
+            where = "a satellite" if path == "satellite" else "a microphone"
+            what = f"p90 end of speech → first sample, Whisper base, {where}, worst language or kind"
+            goals.append(_goal_row(what, worst, latency.goal_of(path), "ms"))
+    elif whisper_timings is not None:
+        goals.append(_goal_row("p90 end of speech → first sample, Whisper base", None, latency.WHISPER_GOAL_MS, "ms"))
     if vosk_timings is not None:
         p90 = None if isinstance(vosk_timings, str) else percentile([t.to_result_ms for t in vosk_timings], 90)
         goals.append(_goal_row("p90 end of speech → result, vosk grammar", p90, latency.VOSK_GOAL_MS, "ms"))

@@ -1,14 +1,29 @@
-"""Latency: from the end of a player's guess to the first sample of the host's spoken answer, by stage.
+"""Latency: from the end of a player's move to the first sample of the host's spoken answer, as it plays.
 
-Whisper path, as `voicehost.ears.streams.SegmentedEars` runs it: the guess in a stream (quiet, speech,
-quiet) goes through the Silero segmenter (`voicehost.ears.vad.Segmenter`). When a silence of PAUSE_MS
-begins, recognition starts on the utterance as it stands; the result is used when the closing silence
-(END_SILENCE_MS) has confirmed the end. Then the host decides and `voicehost.mouth.Synthesizer` speaks
-the answer, whose first sample exists when the synthesis returns (espeak-ng writes the sentence whole):
+Whisper path: the host itself hears each move. A game on the corpus's board waits for it (a clue given
+when the move is a guess, a place or a command; a fresh game for a clue), the host
+(`voicehost.referee.host.Host`) runs with its voice loop (`voicehost.frontends.voice_loop.VoiceLoop`),
+whose ears are `SegmentedEars` (the Silero segmenter, recognition started at the first pause, the
+hold for an unfinished clue word), and speaks through `SpeakerMouth` with the real synthesizer. The
+move comes as a microphone delivers it: quiet, the speech, quiet, in 0.1 s chunks, each when its last
+sample has been "recorded" (real time). The loudspeaker is a stand-in that notes when it is handed
+the answer's first sample. Nothing is rebuilt here: the parts are watched, never copied.
 
-    first sample = max(pause + encode + transcript + card scores, close) + decision + synthesis
+    first sample = the loudspeaker gets the answer's first sample - the speech ended
 
-Stream positions are audio time (the stream is processed faster than real time), the rest wall time.
+Its stages, from what the watched parts did (wall time, `time.perf_counter`): *pause*, from the end
+of speech to the start of the recognition whose result the host used (the first pause of
+`vad.PAUSE_MS`, or later); *encode*, *transcript*, *scores*, the recognizer's own (`Heard.timings`);
+*→ result*, from the end of speech to when the ears handed the utterance to the host (the closing
+silence of `vad.END_SILENCE_MS`, held longer for an unfinished clue word, or the recognition's end if
+later); *decision*, from there to the synthesis of the answer starting (`Host.hear`: the take-up,
+the rules, the announcer's text); *synthesis*, the synthesizer's time for the whole answer (espeak-ng
+writes it whole before the first sample).
+
+Satellite path: the same host through a Wyoming satellite (`bench.satellite`, in this process: it
+streams its microphone in 1024-sample chunks in real time), the link and the satellite's speaker as
+`--satellite` plays (`SatelliteLink`, `SatelliteMouth`); *→ first chunk* is from the end of speech at
+the satellite's microphone to the first audio chunk of the answer arriving back at it.
 
 vosk path (the Korean model, bench/korean.py): the stream is fed in 0.1 s chunks to
 `VoskRecognizer.listen`, whose endpointer closes the utterance; to the result is the audio between the
@@ -17,54 +32,68 @@ end of speech and the chunk that closed it plus the wall time vosk took on that 
 
 from __future__ import annotations
 
+import contextlib
+import io
+import threading
 import time
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 import numpy as np
 
-from bench.corpus import HISS, Utterance, corpus, seed_of, voices_of
+from bench.corpus import CLUE_WORDS, HISS, Utterance, boards, corpus, seed_of, voices_of
 from bench.korean import KOREAN_MEANINGS, KOREAN_NOUNS, KoreanWord, korean_corpus, korean_moment, korean_speech
-from bench.recognition import host_hears as decide_as_host
-from bench.recognition import progress, situation
+from bench.places import place_corpus
+from bench.recognition import progress
 from bench.report import goal_met, ms, percentile, table
+from bench.satellite import Said, SatelliteStandIn
 from bench.voices import synthesize
+from engine.editions import new_game
+from engine.events import EventType
 from engine.lang import Lang
 from voicehost.ears.audio import SAMPLE_RATE, Audio
-from voicehost.ears.heard import Recognizer
-from voicehost.ears.vad import END_SILENCE_MS, PAUSE_MS
+from voicehost.ears.heard import Heard, MomentSource, Recognizer
+from voicehost.ears.streams import Ears, SegmentedEars, Unfinished
+from voicehost.frontends.voice_loop import VoiceLoop
+from voicehost.mouth import SpeakerMouth, SpeechSynthesizer
 from voicehost.prompts import Prompts
-from voicehost.understanding import Action, HeardGuess, Understanding
+from voicehost.referee.host import Host, HostSettings
 from voicehost.understanding.moment import ListenMode
 
 CHUNK: Final = SAMPLE_RATE // 10
 """0.1 s, as the microphone delivers it (voicehost.ears.recordings.CHUNK_SECONDS)."""
 LEAD_S: Final = 0.6
 TRAIL_S: Final = 2.5
-"""Quiet after the speech: more than vosk's longest end-of-speech rule (2 s) needs."""
-WHISPER_GOAL_MS: Final = 600
-VOSK_GOAL_MS: Final = 250
-STAGES: Final = ("pause", "encode", "transcript", "scores", "decision", "synthesis")
+"""Quiet after the speech: more than the hold for an unfinished clue word and vosk's longest rule (2 s)."""
+AFTER_ANSWER_S: Final = 0.2
+"""The stream goes on this long after the answer's first sample, then stops."""
+WHISPER_GOAL_MS: Final = 450
+SATELLITE_GOAL_MS: Final = 500
+VOSK_GOAL_MS: Final = 200
+KINDS: Final = ("card", "lead-in", "place", "clue", "command")
+STAGES: Final = ("pause", "encode", "transcript", "scores", "priors", "result", "decision", "synthesis")
+PATHS: Final = ("local", "satellite")
 
 
 @dataclass(frozen=True)
 class Timing:
-    """One guess: each stage in ms, whether the card meant was revealed, and its language."""
+    """One move: each stage in ms (`first` is end of speech → first sample, or → first chunk back through
+    a satellite), what the host made of it, its kind, language and path."""
 
     lang: str
+    kind: str
+    path: str
     stages: dict[str, float]
-    close_ms: float
-    right: bool
+    outcome: str  # acted on, asked back, or answered otherwise ("Sorry?", a command's answer)
+
+    @property
+    def first_ms(self) -> float:
+        return self.stages["first"]
 
     @property
     def to_result_ms(self) -> float:
-        recognized = self.stages["pause"] + sum(self.stages.get(s, 0.0) for s in ("encode", "transcript", "scores"))
-        return max(recognized, self.close_ms)
-
-    @property
-    def total_ms(self) -> float:
-        return self.to_result_ms + self.stages.get("decision", 0.0) + self.stages.get("synthesis", 0.0)
+        return self.stages["result"]
 
 
 def stream_of(speech: Audio, seed: int) -> tuple[Audio, float]:
@@ -80,63 +109,281 @@ def chunks(audio: Audio) -> Iterator[Audio]:
         yield audio[start : start + CHUNK]
 
 
-def reply(prompts: Prompts, understood: Understanding) -> str:
-    """What the host says back: the reveal ("WALRUS: a blue agent. Keep going."), a question, or "again"."""
-    if isinstance(understood, HeardGuess) and understood.action is Action.ACCEPT:
-        left = prompts.text("game.guesses_left", count=2)
-        return prompts.text("guess.result_own", card=understood.card, identity=prompts.text("identity.blue"), left=left)
-    if isinstance(understood, HeardGuess) and understood.action is Action.CONFIRM:
-        return prompts.text("guess.confirm_one", card=understood.card)
-    return prompts.text("input.reprompt_guess")
-
-
-def sample(langs: Sequence[Lang], per_lang: int, *, quick: bool) -> list[Utterance]:
-    """`per_lang` guesses (cards alone and after a lead-in) of each language's held-out voices, spread
-    over voices and boards with a fixed seed."""
+def sample(langs: Sequence[Lang], per_kind: int, *, quick: bool) -> list[Utterance]:
+    """`per_kind` moves of each kind (cards alone, after a lead-in, places, clues, commands) of each
+    language's held-out voices, spread over voices and boards with a fixed seed."""
     picked: list[Utterance] = []
     for lang in langs:
         voices = voices_of(lang, "held-out")[: 1 if quick else None]
-        guesses = [u for u in corpus(lang, voices, quick=quick) if u.kind in ("card", "lead-in")]
-        rng = np.random.default_rng(seed_of("latency", lang.value))
-        count = min(per_lang, len(guesses))
-        picked += [guesses[int(i)] for i in sorted(rng.choice(len(guesses), count, replace=False))]
+        said = corpus(lang, voices, quick=quick) + place_corpus(lang, voices, quick=quick)
+        for kind in KINDS:
+            of_kind = [u for u in said if u.kind == kind]
+            rng = np.random.default_rng(seed_of("latency", lang.value, kind))
+            count = min(per_kind, len(of_kind))
+            picked += [of_kind[int(i)] for i in sorted(rng.choice(len(of_kind), count, replace=False))]
     return picked
 
 
-def whisper_latency(
-    recognizer: Recognizer, said: Sequence[Utterance], synthesizers: dict[Lang, Any], segmenter: Any, cache: Any
+# ---- watching the parts ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Watch:
+    """What the parts did, and when (time.perf_counter)."""
+
+    recognized: list[tuple[float, float, Heard]] = field(default_factory=list)  # started, done, result
+    handed: list[tuple[float, Heard]] = field(default_factory=list)  # the ears handed an utterance to the host
+    synthesized: list[tuple[float, float]] = field(default_factory=list)  # started, done
+    played: list[float] = field(default_factory=list)  # the loudspeaker got an answer's first sample
+    answered: threading.Event = field(default_factory=threading.Event)
+
+
+class WatchedRecognizer:
+    """The recognizer, each recognition noted."""
+
+    def __init__(self, recognizer: Recognizer, watch: Watch) -> None:
+        self._recognizer, self._watch = recognizer, watch
+
+    def recognize(self, audio: Audio, moment: Any) -> Heard:
+        started = time.perf_counter()
+        heard = self._recognizer.recognize(audio, moment)
+        self._watch.recognized.append((started, time.perf_counter(), heard))
+        return heard
+
+
+class WatchedEars:
+    """The ears, each utterance handed to the host noted."""
+
+    def __init__(self, ears: Ears, watch: Watch) -> None:
+        self._ears, self._watch = ears, watch
+
+    def utterances(
+        self, chunks: Iterable[Audio], moment: MomentSource, unfinished: Unfinished | None = None
+    ) -> Iterator[Heard]:
+        for heard in self._ears.utterances(chunks, moment, unfinished):
+            self._watch.handed.append((time.perf_counter(), heard))
+            yield heard
+
+
+class WatchedSynthesizer:
+    """The host's voice, each synthesis noted (and its sentences, when it speaks sentence by sentence)."""
+
+    def __init__(self, synthesizer: SpeechSynthesizer, watch: Watch) -> None:
+        self._synthesizer, self._watch = synthesizer, watch
+
+    def synthesize(self, text: str) -> Audio:
+        started = time.perf_counter()
+        audio = self._synthesizer.synthesize(text)
+        self._watch.synthesized.append((started, time.perf_counter()))
+        return audio
+
+
+class Loudspeaker:
+    """Stands in for the sound card: notes when it gets an answer's first sample, plays nothing."""
+
+    def __init__(self, watch: Watch) -> None:
+        self._watch = watch
+
+    def play(self, audio: Audio, rate: int, cancel: threading.Event) -> bool:
+        self._watch.played.append(time.perf_counter())
+        self._watch.answered.set()
+        return True
+
+    def close(self) -> None:
+        """Nothing to close."""
+
+
+def paced(audio: Audio, chunk: int, started: float, stop: threading.Event) -> Iterator[Audio]:
+    """`audio` in chunks of `chunk` samples, each when its last sample has been recorded (a microphone),
+    from `started` on; ended early once `stop` is set."""
+    for first in range(0, len(audio), chunk):
+        delay = started + (first + chunk) / SAMPLE_RATE - time.perf_counter()
+        if delay > 0:
+            time.sleep(delay)
+        if stop.is_set():
+            return
+        yield audio[first : first + chunk]
+
+
+# ---- the host, hearing one move ---------------------------------------------------------------------------
+
+
+def table_for(utterance: Utterance, mouth: Any, listening: ListenMode = ListenMode.OPEN) -> Host:
+    """A host whose game waits for this move: a fresh game for a clue; else one where a clue was given."""
+    game = new_game(boards(utterance.lang)[utterance.board])
+    if utterance.phase == "guess":
+        game.give_clue(CLUE_WORDS[utterance.lang][0], 2)
+    return Host(game, Prompts.load(utterance.lang), mouth, settings=HostSettings(listening=listening))
+
+
+def outcome_of(host: Host, events_before: int) -> str:
+    """What the host made of the move: acted on (the game moved), asked back (a question waits), else answered."""
+    if host.question is not None:
+        return "asked back"
+    moved = host.game.events[events_before:]
+    if any(e.type in (EventType.GUESS, EventType.CLUE, EventType.TURN_ENDED) for e in moved):
+        return "acted on"
+    return "answered"
+
+
+def stages_of(watch: Watch, speech_end: float, answer: float) -> dict[str, float]:
+    """The stages of the answer that reached the speaker at `answer`, the speech having ended at `speech_end`."""
+    handed_at, heard = max((h for h in watch.handed if h[0] <= answer), key=lambda h: h[0])
+    used = [r for r in watch.recognized if r[2].decode_ms == heard.decode_ms and r[2].text == heard.text]
+    stages = {"first": (answer - speech_end) * 1000, "result": (handed_at - speech_end) * 1000}
+    if used:
+        started, _, result = max(used, key=lambda r: r[0])
+        stages["pause"] = (started - speech_end) * 1000
+        stages.update(dict(result.timings))
+    synthesis = [s for s in watch.synthesized if handed_at <= s[0] <= answer]
+    if synthesis:
+        started, done = synthesis[0]
+        stages["decision"] = (started - handed_at) * 1000
+        stages["synthesis"] = (done - started) * 1000
+    return stages
+
+
+def hear_locally(
+    recognizer: Recognizer, synthesizer: SpeechSynthesizer, utterance: Utterance, speech: Audio, segmenter: Any
+) -> Timing | None:
+    """The host hears the move from a microphone and answers on a loudspeaker; None when it said nothing."""
+    watch = Watch()
+    mouth = SpeakerMouth(
+        WatchedSynthesizer(synthesizer, watch), make_output=lambda: Loudspeaker(watch), out=io.StringIO()
+    )
+    host = table_for(utterance, mouth)
+    events = len(host.game.events)
+    ears = WatchedEars(SegmentedEars(WatchedRecognizer(recognizer, watch), segmenter), watch)
+    audio, speech_end_s = stream_of(speech, seed_of(utterance.uid, "latency"))
+    stop = threading.Event()
+    started = time.perf_counter() + 0.05
+    stopper = _stop_after_answer(watch, stop)
+    try:
+        VoiceLoop(host, ears, mouth=mouth).run(paced(audio, CHUNK, started, stop))
+    finally:
+        stop.set()
+        stopper.join()
+        mouth.close(drain=True, timeout=30)
+    return _timing(utterance, "local", watch, started + speech_end_s, watch.played, outcome_of(host, events))
+
+
+def _stop_after_answer(watch: Watch, stop: threading.Event) -> threading.Thread:
+    """Ends the stream AFTER_ANSWER_S after the host's answer reached the speaker."""
+
+    def wait() -> None:
+        if watch.answered.wait(LEAD_S + 20) or stop.is_set():
+            time.sleep(AFTER_ANSWER_S)
+        stop.set()
+
+    thread = threading.Thread(target=wait, name="bench-stopper", daemon=True)
+    thread.start()
+    return thread
+
+
+def _timing(
+    utterance: Utterance, path: str, watch: Watch, speech_end: float, answers: Sequence[float], outcome: str
+) -> Timing | None:
+    """The first answer after the speech ended, by stage; None when there is none (the host let it be)."""
+    after = [t for t in answers if t >= speech_end - 0.05]
+    if not after or not watch.handed:
+        return None
+    if path == "satellite":  # the stages are the host's; the answer is what came back to the satellite
+        local = [t for t in watch.played if t >= speech_end - 0.05]
+        stages = stages_of(watch, speech_end, local[0]) if local else {}
+        stages["first"] = (after[0] - speech_end) * 1000
+    else:
+        stages = stages_of(watch, speech_end, after[0])
+    return Timing(utterance.lang.value, utterance.kind, path, stages, outcome)
+
+
+class SatelliteSpeaker:
+    """The satellite's speaker as the host's mouth sees it (`SatelliteMouth`), noting when an answer's first
+    sample is handed over (as the local stand-in loudspeaker does)."""
+
+    def __init__(self, synthesizer: SpeechSynthesizer, watch: Watch) -> None:
+        self._synthesizer, self._watch = WatchedSynthesizer(synthesizer, watch), watch
+
+    def synthesize(self, text: str) -> Audio:
+        audio = self._synthesizer.synthesize(text)
+        self._watch.played.append(time.perf_counter())  # handed to the link right after
+        self._watch.answered.set()
+        return audio
+
+
+def hear_through_satellite(
+    recognizer: Recognizer,
+    synthesizer: SpeechSynthesizer,
+    utterances: Sequence[tuple[Utterance, Audio]],
+    segmenter: Any,
 ) -> list[Timing]:
+    """The host hears each move through a Wyoming satellite and answers on its speaker, as `--satellite`
+    plays (`voicehost.frontends.satellite`): the link's chunks into the voice loop, `SatelliteMouth`."""
+    from voicehost.frontends.wyoming_link import SatelliteLink
+    from voicehost.mouth.satellite import SatelliteMouth
+
     timings: list[Timing] = []
-    for utterance in said:
-        speech = synthesize(utterance.voice, utterance.text, cache_dir=cache)
-        audio, speech_end = stream_of(speech, seed_of(utterance.uid, "latency"))
-        pauses: list[Any] = []
-        found = list(segmenter.utterances(chunks(audio), on_pause=pauses.append))
-        if not found:
-            progress(f"latency: the segmenter found no speech in {utterance.text!r}")
-            continue
-        closed = found[-1]  # a pause inside a lead-in can split it: the host acts on the last piece
-        paused = next((p for p in reversed(pauses) if np.array_equal(p.audio, closed.audio)), None)
-        pause_s = paused.detected_s if paused is not None else closed.detected_s
-        where = situation(utterance)
-        heard = recognizer.recognize(closed.audio, where.moment)
-        stages = {"pause": (pause_s - speech_end) * 1000, **dict(heard.timings)}
-        started = time.perf_counter()
-        _, understood = decide_as_host(
-            heard, utterance.lang, where.cards, guessing=True, answering=False, listening=ListenMode.OPEN
-        )
-        stages["decision"] = (time.perf_counter() - started) * 1000
-        sentence = reply(Prompts.load(utterance.lang), understood)
-        started = time.perf_counter()
-        synthesizers[utterance.lang].synthesize(sentence)
-        stages["synthesis"] = (time.perf_counter() - started) * 1000
-        right = (
-            isinstance(understood, HeardGuess)
-            and understood.action is Action.ACCEPT
-            and understood.card == utterance.card
-        )
-        timings.append(Timing(utterance.lang.value, stages, (closed.detected_s - speech_end) * 1000, right))
-    progress(f"latency whisper: {len(timings)} guesses")
+    satellite = SatelliteStandIn()
+    link = SatelliteLink("127.0.0.1", satellite.port)
+    try:
+        link.open()
+        for utterance, speech in utterances:
+            watch = Watch()
+            mouth = SatelliteMouth(SatelliteSpeaker(synthesizer, watch), link, out=io.StringIO())
+            host = table_for(utterance, mouth)
+            events = len(host.game.events)
+            ears = WatchedEars(SegmentedEars(WatchedRecognizer(recognizer, watch), segmenter), watch)
+            audio, speech_end_s = stream_of(speech, seed_of(utterance.uid, "latency"))
+            said = Said(audio, speech_end_s)
+            stop = threading.Event()
+            before = len(satellite.heard.first_chunks)
+            stopper = _stop_after_answer(watch, stop)
+            loop = threading.Thread(
+                target=VoiceLoop(host, ears, mouth=mouth).run,
+                args=(link.chunks(lambda lost: None, lambda: None, stop),),
+                name="bench-voice-loop",
+            )
+            loop.start()
+            time.sleep(0.3)  # the loop has caught up with the satellite's stream
+            satellite.say(said)
+            stopper.join()
+            loop.join(30)
+            mouth.close(drain=True, timeout=30)
+            back = satellite.heard.first_chunks[before:]
+            end = said.speech_end
+            found = None if end is None else _timing(utterance, "satellite", watch, end, back, outcome_of(host, events))
+            if found is not None:
+                timings.append(found)
+    finally:
+        with contextlib.suppress(Exception):
+            link.close()
+        satellite.close()
+    return timings
+
+
+def whisper_latency(
+    recognizer: Recognizer,
+    said: Sequence[Utterance],
+    synthesizers: dict[Lang, SpeechSynthesizer],
+    cache: Any,
+    paths: Sequence[str] = PATHS,
+) -> list[Timing]:
+    """Each move heard by the host on each path (`PATHS`); VadError when the segmenter cannot run."""
+    from voicehost.ears.vad import Segmenter
+
+    segmenter = Segmenter()
+    timings: list[Timing] = []
+    speeches = [(u, synthesize(u.voice, u.text, cache_dir=cache)) for u in said]
+    if "local" in paths:
+        for utterance, speech in speeches:
+            found = hear_locally(recognizer, synthesizers[utterance.lang], utterance, speech, segmenter)
+            if found is not None:
+                timings.append(found)
+        progress(f"latency whisper: {len(timings)} of {len(said)} moves answered")
+    if "satellite" in paths:
+        for lang in dict.fromkeys(u.lang for u in said):
+            mine = [(u, s) for u, s in speeches if u.lang is lang]
+            timings += hear_through_satellite(recognizer, synthesizers[lang], mine, segmenter)
+        progress(f"latency through a satellite: {sum(t.path == 'satellite' for t in timings)} moves answered")
     return timings
 
 
@@ -167,8 +414,10 @@ def vosk_latency(recognizer: Any, words: Sequence[KoreanWord], synthesizer: Any,
             started = time.perf_counter()
             synthesizer.synthesize(sentence)
             synth_ms = (time.perf_counter() - started) * 1000
-            stages = {"pause": close_ms, "encode": decode_ms, "synthesis": synth_ms}
-            timings.append(Timing("ko", stages, close_ms, heard.text == word.text))
+            stages = {"pause": close_ms, "encode": decode_ms, "result": close_ms + decode_ms, "synthesis": synth_ms}
+            stages["first"] = stages["result"] + synth_ms
+            outcome = "acted on" if heard.text == word.text else "answered"
+            timings.append(Timing("ko", "card", "local", stages, outcome))
             break  # one word per stream: its first result
     progress(f"latency vosk: {len(timings)} words")
     return timings
@@ -180,22 +429,30 @@ def korean_streams(count: int) -> list[KoreanWord]:
     return [nouns[index % len(nouns)] for index in range(count)]
 
 
+# ---- the tables -------------------------------------------------------------------------------------------
+
+
 def _spread(values: Sequence[float]) -> str:
     if not values:
         return "–"
     return f"{ms(percentile(values, 50))} / {ms(percentile(values, 90))}"
 
 
+def goal_of(path: str) -> int:
+    return SATELLITE_GOAL_MS if path == "satellite" else WHISPER_GOAL_MS
+
+
 def tables(whisper: list[Timing] | str | None, vosk: list[Timing] | str | None) -> str:
     headers = [
-        "engine",
+        "engine, path",
+        "moves",
         "n",
-        "right",
-        f"pause ({PAUSE_MS} ms rule)",
+        "acted / asked / other",
+        "pause",
         "encode",
         "transcript",
-        "card scores",
-        f"close ({END_SILENCE_MS} ms rule)",
+        "scores",
+        "priors",
         "→ result",
         "decision",
         "synthesis",
@@ -204,30 +461,38 @@ def tables(whisper: list[Timing] | str | None, vosk: list[Timing] | str | None) 
         "goal met?",
     ]
     rows: list[list[object]] = []
-    groups: list[tuple[str, list[Timing] | str | None, int, bool]] = [
-        ("whisper-base + Silero VAD", whisper, WHISPER_GOAL_MS, False)
-    ]
+    groups: list[tuple[str, str, list[Timing] | str | None, int, bool]] = []
     if isinstance(whisper, list):
-        for lang in sorted({t.lang for t in whisper}):
-            groups.append((f"whisper, {lang}", [t for t in whisper if t.lang == lang], WHISPER_GOAL_MS, False))
-    groups.append(("vosk-ko grammar, streaming", vosk, VOSK_GOAL_MS, True))
-    for name, timings, goal, on_result in groups:
-        if timings is None:
+        for path in PATHS:
+            on_path = [t for t in whisper if t.path == path]
+            if not on_path:
+                continue
+            name = "whisper-base, " + ("satellite" if path == "satellite" else "microphone")
+            groups.append((f"**{name}**", "all", on_path, goal_of(path), False))
+            for kind in KINDS:
+                groups.append((name, kind, [t for t in on_path if t.kind == kind], goal_of(path), False))
+            for lang in sorted({t.lang for t in on_path}):
+                groups.append((name, lang, [t for t in on_path if t.lang == lang], goal_of(path), False))
+    elif whisper is not None:
+        groups.append(("whisper-base", "–", whisper, WHISPER_GOAL_MS, False))
+    if vosk is not None:
+        groups.append(("vosk-ko grammar, streaming", "card", vosk, VOSK_GOAL_MS, True))
+    for name, moves, timings, goal, on_result in groups:
+        if isinstance(timings, str) or timings is None:
+            rows.append([name, moves, 0, "–", timings, *["–"] * 10])
             continue
-        if isinstance(timings, str):
-            rows.append([name, 0, "–", timings, *["–"] * 10])
+        if not timings:
             continue
-        measured = percentile([t.to_result_ms if on_result else t.total_ms for t in timings], 90)
+        measured = percentile([t.to_result_ms if on_result else t.first_ms for t in timings], 90)
+        counts = [sum(t.outcome == o for t in timings) for o in ("acted on", "asked back", "answered")]
         rows.append(
             [
                 name,
+                moves,
                 len(timings),
-                f"{sum(t.right for t in timings)}/{len(timings)}",
-                *[_spread([t.stages[s] for t in timings if s in t.stages]) for s in STAGES[:4]],
-                _spread([t.close_ms for t in timings]),
-                _spread([t.to_result_ms for t in timings]),
-                *[_spread([t.stages[s] for t in timings if s in t.stages]) for s in STAGES[4:]],
-                _spread([t.total_ms for t in timings]),
+                " / ".join(str(c) for c in counts),
+                *[_spread([t.stages[s] for t in timings if s in t.stages]) for s in STAGES],
+                _spread([t.first_ms for t in timings]),
                 f"p90 → {'result' if on_result else 'first sample'} ≤ {goal} ms",
                 goal_met(measured, goal),
             ]
@@ -236,14 +501,18 @@ def tables(whisper: list[Timing] | str | None, vosk: list[Timing] | str | None) 
         [
             "## 2. Latency",
             "",
-            "Per guess, p50 / p90 in ms. *pause*: from the true end of speech to when the segmenter heard the "
-            "silence that may end it and recognition started (audio time); *encode*, *transcript*, *card scores*: "
-            "the Whisper recognizer's stages (`Heard.timings`, wall time); *close*: when the closing silence "
-            "confirmed the end; *→ result*: max(pause + recognition, close), when the host has the evidence; "
-            "*decision*: form, `decide` and `attend`; *synthesis*: `voicehost.mouth.Synthesizer` speaking the "
-            'answer ("WALRUS: a blue agent. Keep going. Guesses left: 2.", the question back, or "again"); '
-            "*→ first sample*: the sum. vosk: *pause* and *close* are the audio from the end of speech to the "
-            "chunk after which it yielded, *encode* its wall time on that chunk, the reply English.",
+            "Per move, p50 / p90 in ms, as the host plays: a game waiting for the move, the host, its voice loop "
+            "and ears (recognition from the first pause, the hold for an unfinished clue word) and its voice, "
+            "the move streamed in real time. *pause*: from the end of speech to the start of the recognition "
+            "whose result was used; *encode*, *transcript*, *scores*: the recognizer's stages; *priors*: the "
+            "scores against silence a board's phrases need once for each length of utterance; *→ result*: from "
+            "the end of speech to the ears handing the utterance to the host (the closing silence, or the "
+            "recognition's end if later); *decision*: the host's take-up, rules and text, to its synthesis "
+            "starting; *synthesis*: the whole answer's (espeak-ng writes it whole); *→ first sample*: from the "
+            "end of speech to the answer's first sample at the loudspeaker, or through a satellite to the "
+            "answer's first audio chunk arriving back at it. Moves the host let be (no answer) are not "
+            "counted. vosk: *pause* is the audio from the end of speech to the chunk after which it yielded, "
+            "*encode* its wall time on that chunk, the reply English.",
             "",
             table(headers, rows),
         ]
