@@ -58,6 +58,13 @@ def test_scores_computed_over_several_calls_are_those_of_one(scorer: TreeScorer)
     assert all(part >= score for part, score in zip(first, whole, strict=True))  # a prefix bounds its whole
 
 
+def test_the_products_are_the_same_on_two_threads(scorer: TreeScorer) -> None:
+    encoded = np.random.default_rng(8).standard_normal((120, scorer.width)).astype(np.float32)
+    two = TreeScorer(whisper_base_dir(), threads=2)
+    pairs = candidates()[::3]
+    assert two.score(two.memory(encoded), pairs) == scorer.score(scorer.memory(encoded), pairs)
+
+
 def test_blas_runs_one_thread_while_hearing() -> None:
     threadpoolctl = pytest.importorskip("threadpoolctl")
     before = [lib["num_threads"] for lib in threadpoolctl.threadpool_info() if lib["user_api"] == "blas"]

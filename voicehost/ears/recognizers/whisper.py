@@ -73,10 +73,11 @@ class WhisperRecognizer:
             raise ModelError("the whisper engine needs faster-whisper: pip install 'voicehost[whisper]'") from None
         _check_model_files(model_dir)
         try:
-            self._model: Any = WhisperModel(
-                str(model_dir), device="cpu", compute_type=compute_type, cpu_threads=threads or os.cpu_count() or 2
-            )
-            self._tree = TreeScorer(model_dir)
+            cores = threads or os.cpu_count() or 2
+            self._model: Any = WhisperModel(str(model_dir), device="cpu", compute_type=compute_type, cpu_threads=cores)
+            self._tree = TreeScorer(
+                model_dir, threads=cores
+            )  # the scores come after the transcript: the cores are free
         except DecoderFormatError as exc:
             raise _broken_model(model_dir, f"cannot be read ({exc})") from None
         except Exception as exc:  # the tokenizers library raises a bare Exception on a bad tokenizer.json

@@ -330,8 +330,6 @@ def one_blas_thread() -> contextlib.AbstractContextManager[object]:
     return contextlib.nullcontext() if controller is None else controller.limit(limits=1, user_api="blas")
 
 
-
-
 @dataclass(frozen=True)
 class Memory:
     """Each decoder layer's cross-attention keys (transposed: heads, head size, frames) and values (heads,
@@ -349,7 +347,8 @@ class TreeScorer:
     """log P(tokens | audio, prefix) for many (prefix, tokens) pairs in one pass of Whisper's decoder."""
 
     def __init__(self, model_dir: Path, *, threads: int = 1) -> None:
-        """`threads`: for the integer products (the decoder's and the vocabulary's), exact with any number."""
+        """`threads`: for the vocabulary's projection, the largest of the integer products (exact with any
+        number); the layers' are too small to share (one thread pool each, woken some 40 times a pass)."""
         weights = read_model(Path(model_dir) / "model.bin")
         self._products = Products()
         try:
@@ -368,9 +367,8 @@ class TreeScorer:
                 layer: dict[str, Any] = {}
                 for name in LINEARS:
                     weight = weights[prefix + name + "/weight"]
-                    layer[name] = Int8Linear(
-                        weight, self._floats(weights, prefix + name + "/bias"), threads=threads, products=self._products
-                    )
+                    bias = self._floats(weights, prefix + name + "/bias")
+                    layer[name] = Int8Linear(weight, bias, products=self._products)
                     release(weight)
                 for norm in ("self_attention", "attention", "ffn"):
                     layer[norm] = (
