@@ -195,20 +195,8 @@ def exact_move(text: str, lang: Lang, cards: Sequence[str], *, guessing: bool) -
 
 def prompted_transcript(recognizer: Any, audio: Audio, cards: Sequence[str], lang: Lang) -> str:
     """Whisper's free transcript with the board's cards as its prompt (the previous-text slot), greedy:
-    the usual way to bias Whisper toward a vocabulary. Reaches into WhisperRecognizer for its model."""
-    encoded, _ = recognizer._encode(audio)
-    tokenizer = recognizer._tokenizer
-    previous = tokenizer.token_to_id("<|startofprev|>")
-    words = tokenizer.encode(" " + ", ".join(card.lower() for card in cards) + ".", add_special_tokens=False).ids
-    result = recognizer._model.model.generate(
-        encoded,
-        [[previous, *words, *recognizer._sot_sequence(lang)]],
-        beam_size=1,
-        max_length=len(words) + 48,
-        repetition_penalty=1.1,
-        no_repeat_ngram_size=3,
-    )[0]
-    return str(tokenizer.decode(list(result.sequences_ids[0]))).strip()
+    the usual way to bias Whisper toward a vocabulary (`WhisperRecognizer.transcribe_after`)."""
+    return str(recognizer.transcribe_after(audio, lang, ", ".join(card.lower() for card in cards) + "."))
 
 
 # ---- running ----------------------------------------------------------------------------------

@@ -145,6 +145,24 @@ class WhisperRecognizer:
         )
         return replace(heard, decode_ms=(done - started) * 1000, timings=timings)
 
+    def transcribe_after(self, audio: Audio, lang: Lang, previous: str) -> str:
+        """Whisper's free transcript, greedy, with `previous` as the text said before (Whisper's prompt):
+        the usual way to bias it toward a vocabulary, which the host does not use (a prompt full of card
+        names makes it hear cards nobody said); the bench's baseline."""
+        with one_blas_thread():
+            encoded, _ = self._encode(audio)
+            previous_token = self._tokenizer.token_to_id("<|startofprev|>")
+            words = list(_tokens(self._tokenizer, previous))
+            result = self._model.model.generate(
+                encoded,
+                [[previous_token, *words, *self._sot_sequence(lang)]],
+                beam_size=1,
+                max_length=len(words) + 48,
+                repetition_penalty=1.1,
+                no_repeat_ngram_size=3,
+            )[0]
+        return str(self._tokenizer.decode(list(result.sequences_ids[0]))).strip()
+
     def _closed_set(
         self, scoring: Scoring, frames: int, sot: list[int], transcript: Transcript, heard: Heard, moment: Moment
     ) -> Heard:
