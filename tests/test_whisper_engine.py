@@ -96,3 +96,27 @@ def test_the_same_audio_gives_the_same_decision_every_time(whisper: object) -> N
 def test_a_card_said_plainly_is_revealed_at_once(whisper: object) -> None:
     result = judge(whisper, said("en-us", "broccoli"), board("classic-en"), "guess", "broccoli").result  # type: ignore[arg-type]
     assert (result["intent"], result["action"], result.get("card")) == ("guess", "accept", "BROCCOLI"), result
+
+
+def test_a_new_boards_other_lengths_are_ready_after_its_first_move(whisper: object) -> None:
+    """The priors (each phrase scored against silence) depend on the utterance's length: a new board's first
+    move computes its own, and the other lengths' come in the background, so the next move of another
+    length pays nothing for them."""
+    import random
+
+    from engine.board import deal_competitive
+    from engine.decks import words
+    from engine.lang import Lang
+    from voicehost.ears.recognizers.whisper import WhisperRecognizer
+    from voicehost.understanding.moment import Awaited, moment_for
+
+    assert isinstance(whisper, WhisperRecognizer)
+    table = deal_competitive(list(words(Lang.EN)), Lang.EN, random.Random(7))  # cards no other test hears
+    cards = tuple(dict.fromkeys((*table.cards[:24], "SHERIFF", "SUBMARINE")))[-25:]
+    moment = moment_for(table.lang, cards, table.grid.columns, Awaited.GUESS)
+    first = whisper.recognize(said("en-us", "sheriff"), moment)
+    assert dict(first.timings)["priors"] > 0
+    assert whisper.wait_prepared(120)
+    later = whisper.recognize(said("en-us", "submarine", speed=60), moment)  # slowly: a longer utterance
+    assert later.places is None and first.places is None  # the same phrases: the board's cards and "pass"
+    assert dict(later.timings)["priors"] == 0.0

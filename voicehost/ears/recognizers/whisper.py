@@ -16,8 +16,10 @@ like one (`places_to_score`). For a clue, every way of saying a number is scored
 
 from __future__ import annotations
 
+import atexit
 import math
 import os
+import threading
 import time
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
@@ -52,6 +54,9 @@ NAME_REPLACES: Final = 2
 """The host's name may have been transcribed as up to this many words ("Considero um ...")."""
 MAX_PRIORS: Final = 4096
 MAX_SILENCES: Final = 8
+AHEAD_FRAMES: Final = (200, 300, 400, 500, 600)
+"""The windows of utterances up to 5 s, whose priors a new board's phrases get ahead (`_prepare_ahead`)."""
+AHEAD_PAUSE_SECONDS: Final = 0.01
 """Encoded silences kept (`_silence`): 0.2 MB a second of window."""
 WHISPER_LANGS: Final = {"pt": "pt", "it": "it", "en": "en", "ko": "ko"}
 NUMERICS: Final = {"CT2_USE_MKL": "0"}
@@ -93,8 +98,16 @@ class WhisperRecognizer:
         self._period = period[0]
         self._comma = self._tokenizer.encode(",", add_special_tokens=False).ids[0]
         self._priors: dict[tuple[str, int, str], float] = {}
+        # one thread at a time computes (an utterance, or the priors ahead): two at once share the cores'
+        # threads and change the sums of numpy's and CTranslate2's products, and so the scores
+        self._computing = threading.Lock()
         self._silences: dict[int, Any] = {}  # encoded silence by its length in frames (`_silence`)
         self._priors_ms = 0.0  # spent on priors in the utterance being heard
+        self._ahead: list[tuple[Lang, list[int], tuple[str, ...]]] = []  # phrases whose priors to compute ahead
+        self._preparing: threading.Thread | None = None
+        self._ahead_lock = threading.Lock()
+        self._stopping = False
+        atexit.register(self._stop_ahead)  # before the interpreter stops its threads mid-computation
         self._warm_up()
         _return_freed_memory()
 
@@ -106,13 +119,26 @@ class WhisperRecognizer:
     # ---- the interface ---------------------------------------------------------------------
 
     def recognize(self, audio: Audio, moment: Moment) -> Heard:
-        with one_blas_thread():
+        with self._computing, one_blas_thread():
             heard = self._recognize(audio, moment)
         _return_freed_memory()
         return heard
 
+    def wait_prepared(self, timeout: float) -> bool:
+        """Block until the priors computed ahead (`_prepare`) are done; False on timeout."""
+        deadline = time.monotonic() + timeout
+        while True:
+            with self._ahead_lock:
+                thread = self._preparing
+            if thread is None:
+                return True
+            thread.join(max(0.0, deadline - time.monotonic()))
+            if thread.is_alive():
+                return False
+
     def _recognize(self, audio: Audio, moment: Moment) -> Heard:
         started = time.perf_counter()
+        self._priors_ms = 0.0
         encoded, frames = self._encode(audio)
         encoded_at = time.perf_counter()
         sot = self._sot_sequence(moment.lang)
@@ -149,7 +175,7 @@ class WhisperRecognizer:
         """Whisper's free transcript, greedy, with `previous` as the text said before (Whisper's prompt):
         the usual way to bias it toward a vocabulary, which the host does not use (a prompt full of card
         names makes it hear cards nobody said); the bench's baseline."""
-        with one_blas_thread():
+        with self._computing, one_blas_thread():
             encoded, _ = self._encode(audio)
             previous_token = self._tokenizer.token_to_id("<|startofprev|>")
             words = list(_tokens(self._tokenizer, previous))
@@ -185,6 +211,7 @@ class WhisperRecognizer:
         scores = scoring.score(pairs)
         logprobs = [max(scores[i : card_pairs : len(phrases)]) for i in range(len(phrases))]
         priors = self._priors_of(moment.lang, frames, sot, (*phrases, *places))
+        self._prepare_ahead(moment.lang, sot, (*phrases, *places))
         closed = _ranked(phrases, logprobs, priors[: len(phrases)])
         placed = _ranked(places, scores[card_pairs:-1], priors[len(phrases) :]) if places else None
         return replace(heard, transcript_logprob=scores[-1], closed=closed, places=placed)
@@ -341,6 +368,46 @@ class WhisperRecognizer:
             while len(self._priors) > MAX_PRIORS:
                 self._priors.pop(next(iter(self._priors)))
         return [self._priors[(lang.value, frames, phrase)] for phrase in phrases]
+
+    def _prepare_ahead(self, lang: Lang, sot: list[int], phrases: tuple[str, ...]) -> None:
+        """A new board's phrases lack priors for the other lengths an utterance may have: they are computed
+        in the background (`_prepare`), so that only its first move pays for them, not the first of each
+        length (some moves in six in a game)."""
+        if all((lang.value, frames, p) in self._priors for frames in AHEAD_FRAMES for p in phrases):
+            return
+        with self._ahead_lock:
+            if (lang, sot, phrases) in self._ahead:
+                return
+            self._ahead.append((lang, sot, phrases))
+            if self._preparing is None:
+                self._preparing = threading.Thread(target=self._prepare, name="voicehost-priors", daemon=True)
+                self._preparing.start()
+
+    def _stop_ahead(self) -> None:
+        """No more priors ahead, and none being computed once this returns (the process is ending)."""
+        self._stopping = True
+        with self._computing:
+            pass
+
+    def _prepare(self) -> None:
+        """The priors asked for ahead, one length at a time, between utterances (an utterance that comes
+        meanwhile waits for the length being computed, a tenth of a second). A thread that ends when
+        there is nothing left."""
+        while True:
+            with self._ahead_lock:
+                if not self._ahead:
+                    self._preparing = None
+                    return
+                lang, sot, phrases = self._ahead[0]
+            for frames in AHEAD_FRAMES:
+                time.sleep(AHEAD_PAUSE_SECONDS)  # an utterance that was waiting goes first
+                with self._computing, one_blas_thread():
+                    if self._stopping:
+                        return
+                    self._priors_of(lang, frames, sot, phrases)
+            _return_freed_memory()
+            with self._ahead_lock:
+                self._ahead.pop(0)
 
     def _silence(self, frames: int) -> Memory:
         """The decoder's view of silence `frames` long, kept for the window lengths heard lately: the priors

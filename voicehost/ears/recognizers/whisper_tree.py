@@ -325,7 +325,8 @@ def _blas() -> Any:
 
 
 def one_blas_thread() -> contextlib.AbstractContextManager[object]:
-    """numpy's BLAS held to one thread within (see `_blas`); nothing without threadpoolctl."""
+    """numpy's BLAS held to one thread within (see `_blas`); nothing without threadpoolctl. The limit is the
+    process's: one thread at a time may be within (OpenBLAS's count goes astray when several set it)."""
     controller = _blas()
     return contextlib.nullcontext() if controller is None else controller.limit(limits=1, user_api="blas")
 
