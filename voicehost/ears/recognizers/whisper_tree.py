@@ -296,12 +296,28 @@ def _layer_norm(x: Floats, gamma: Floats, beta: Floats) -> Floats:
 
 
 def _gelu(x: Floats) -> Floats:
-    """Exact GELU (as CTranslate2's); erf by Abramowitz-Stegun 7.1.26 (error below 1.5e-7)."""
-    z = np.abs(x) * np.float32(1 / math.sqrt(2))
-    t = 1 / (1 + 0.3275911 * z)
-    poly = ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t
-    erf = 1 - poly * np.exp(-z * z)
-    out: Floats = (0.5 * x * (1 + np.sign(x) * erf)).astype(np.float32)
+    """Exact GELU (as CTranslate2's); erf by Abramowitz-Stegun 7.1.26 (error below 1.5e-7):
+    0.5 x (1 + sign(x) erf(|x| / sqrt 2)), erf(z) = 1 - t (a1 + t (a2 + ...)) exp(-z^2), t = 1 / (1 + p z).
+    Computed in place, operation by operation, in float32: a layer's (nodes x 2048) arrays are a few MB."""
+    z = np.abs(x)
+    z *= np.float32(1 / math.sqrt(2))
+    t = np.multiply(z, 0.3275911, dtype=np.float32)
+    t += 1
+    np.divide(1, t, out=t)
+    poly = np.multiply(t, 1.061405429, dtype=np.float32)
+    for coefficient in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+        poly += coefficient
+        poly *= t
+    np.negative(z, out=t)
+    t *= z
+    np.exp(t, out=t)
+    poly *= t
+    np.subtract(1, poly, out=poly)  # erf(|x| / sqrt 2)
+    np.sign(x, out=t)
+    t *= poly
+    t += 1
+    out: Floats = np.multiply(x, 0.5, dtype=np.float32)
+    out *= t
     return out
 
 
@@ -491,11 +507,15 @@ class Scoring:
                 logits = projection.scaled(
                     products[first : first + NORMALIZER_ROWS], row_scale[first : first + NORMALIZER_ROWS]
                 )
+                nodes = block[first : first + NORMALIZER_ROWS]
+                asked = [(row, node, token) for row, node in enumerate(nodes) for token in needed[node]]
+                wanted = [logits[row, token] for row, _, token in asked]
                 top = logits.max(-1)
-                log_z = top + np.log(np.exp(logits - top[:, None]).sum(-1))
-                for row, node in enumerate(block[first : first + NORMALIZER_ROWS]):
-                    for token in needed[node]:
-                        self._logprob[(node, token)] = float(logits[row, token] - log_z[row])
+                logits -= top[:, None]
+                np.exp(logits, out=logits)
+                log_z = top + np.log(logits.sum(-1))
+                for (row, node, token), logit in zip(asked, wanted, strict=True):
+                    self._logprob[(node, token)] = float(logit - log_z[row])
 
     def _grown(self, arrays: list[Floats], layer: int, size: int) -> Floats:
         """Layer `layer`'s (heads, nodes, head size) cache with room for `size` nodes."""
