@@ -120,3 +120,18 @@ def test_a_new_boards_other_lengths_are_ready_after_its_first_move(whisper: obje
     later = whisper.recognize(said("en-us", "submarine", speed=60), moment)  # slowly: a longer utterance
     assert later.places is None and first.places is None  # the same phrases: the board's cards and "pass"
     assert dict(later.timings)["priors"] == 0.0
+
+
+def test_a_recognizer_no_longer_used_is_freed() -> None:
+    """A recognizer holds some 300 MB: when nothing refers to it any more it must go (a cache on one of its
+    methods, and a handler for the process's exit, each kept every recognizer alive)."""
+    import gc
+    import weakref
+
+    from voicehost.ears.recognizers.whisper import WhisperRecognizer
+
+    recognizer = WhisperRecognizer(whisper_base_dir())
+    gone = weakref.ref(recognizer)
+    del recognizer
+    gc.collect()
+    assert gone() is None

@@ -21,6 +21,7 @@ import math
 import os
 import threading
 import time
+import weakref
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from pathlib import Path
@@ -102,12 +103,13 @@ class WhisperRecognizer:
         # threads and change the sums of numpy's and CTranslate2's products, and so the scores
         self._computing = threading.Lock()
         self._silences: dict[int, Any] = {}  # encoded silence by its length in frames (`_silence`)
+        self._tails: dict[Lang, list[tuple[int | None, list[int]]]] = {}  # `_number_tails`
         self._priors_ms = 0.0  # spent on priors in the utterance being heard
         self._ahead: list[tuple[Lang, list[int], tuple[str, ...]]] = []  # phrases whose priors to compute ahead
         self._preparing: threading.Thread | None = None
         self._ahead_lock = threading.Lock()
         self._stopping = False
-        atexit.register(self._stop_ahead)  # before the interpreter stops its threads mid-computation
+        atexit.register(_stop_ahead, weakref.ref(self))  # before the interpreter stops its threads mid-computation
         self._warm_up()
         _return_freed_memory()
 
@@ -301,15 +303,17 @@ class WhisperRecognizer:
                 return start
         return starts[1] if len(starts) > 1 else len(tokens)
 
-    @lru_cache(maxsize=8)  # noqa: B019 - one list per language, for the recognizer's lifetime
     def _number_tails(self, lang: Lang) -> list[tuple[int | None, list[int]]]:
-        """Every way a clue's number may follow its word in a transcript ("Música, três." or "Música 3.")."""
-        written = [*spoken_numbers(lang), *((str(value), value) for value in range(10))]
-        tails: list[tuple[int | None, list[int]]] = []
-        for phrase, value in written:
-            tokens = list(_tokens(self._tokenizer, phrase))
-            tails += [(value, [self._comma, *tokens, self._period]), (value, [*tokens, self._period])]
-        return tails
+        """Every way a clue's number may follow its word in a transcript ("Música, três." or "Música 3."),
+        kept per language (on the recognizer: a cache on the method kept every recognizer alive)."""
+        if lang not in self._tails:
+            written = [*spoken_numbers(lang), *((str(value), value) for value in range(10))]
+            tails: list[tuple[int | None, list[int]]] = []
+            for phrase, value in written:
+                tokens = list(_tokens(self._tokenizer, phrase))
+                tails += [(value, [self._comma, *tokens, self._period]), (value, [*tokens, self._period])]
+            self._tails[lang] = tails
+        return self._tails[lang]
 
     # ---- pieces ----------------------------------------------------------------------------
 
@@ -418,6 +422,13 @@ class WhisperRecognizer:
             while len(self._silences) > MAX_SILENCES:
                 self._silences.pop(next(iter(self._silences)))
         return self._tree.memory(self._silences[frames])
+
+
+def _stop_ahead(recognizer: weakref.ref[WhisperRecognizer]) -> None:
+    """At exit: a recognizer still there computes no more priors ahead (a weak reference: it keeps none alive)."""
+    alive = recognizer()
+    if alive is not None:
+        alive._stop_ahead()
 
 
 def extra_phrases(lang: Lang, answering: bool) -> tuple[str, ...]:
