@@ -434,8 +434,8 @@ class Scoring:
     A node's numbers never depend on the other nodes computed with it: each product is made node by node
     or row by row (the self-attention over its own ancestors, its attention over the audio as a product
     of its own, integer products row by row), so a candidate scores the same, bit for bit, alone or among
-    a board's worth, and scoring the first tokens of many candidates before the rest of a few changes no
-    score (`WhisperRecognizer` prunes that way)."""
+    a board's worth, what one call computed serves the next unchanged (the host's name readings go in the
+    cards' pass), and a board's priors are the same computed ahead or when needed."""
 
     def __init__(self, scorer: TreeScorer, memory: Memory) -> None:
         self._scorer = scorer
