@@ -283,7 +283,7 @@ def _events_log(path: Path | None, game: AnyGame, opened: OpenedGame) -> EventLo
     if path is None:
         return None
     opened.locks.append(GameLock(path, "events log").acquire())
-    return EventLog(path, game.events[:1], resumed=opened.resumed)
+    return EventLog(path, game.events, resumed=opened.resumed)
 
 
 def _campaign(game: AnyGame, settings: dict[str, Any], resumed: bool) -> Campaign | None:
