@@ -488,7 +488,7 @@ class Sound:
     level: float
 
     def audio(self) -> np.ndarray:
-        from voicehost.ears.audio import SAMPLE_RATE
+        from voicehost.audio.samples import SAMPLE_RATE
 
         count = max(0, round(self.seconds * SAMPLE_RATE))
         rng = np.random.default_rng(self.seed)
@@ -685,7 +685,7 @@ def test_vosk_hears_a_long_recording(vosk_ko: Any) -> None:
 def espeak(voice: str, text: str) -> np.ndarray:
     """espeak-ng speech at 16 kHz (band-limited resampling of the whole clip)."""
 
-    from voicehost.ears.audio import SAMPLE_RATE
+    from voicehost.audio.samples import SAMPLE_RATE
 
     if shutil.which("espeak-ng") is None:
         pytest.fail("espeak-ng is needed to synthesize test speech: apt-get install espeak-ng")

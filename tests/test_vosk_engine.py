@@ -32,7 +32,7 @@ from bench.korean import board as bench_board
 from engine.decks import picture_names, words
 from engine.editions import new_game
 from engine.lang import Lang
-from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.audio.samples import SAMPLE_RATE, Audio, to_pcm16
 from voicehost.ears.context import Context, deck_fillers
 from voicehost.ears.heard import Heard
 from voicehost.ears.judge import context_for
@@ -44,7 +44,6 @@ from voicehost.ears.recognizers.vosk.recognizer import (
     VoskRecognizer,
 )
 from voicehost.ears.voice_check import NOT_SPEECH_CONFIDENCE, sounds_like_a_voice, speech_evidence
-from voicehost.ears.wav import to_pcm16
 from voicehost.prompts import Prompts
 from voicehost.referee.host import Host
 from voicehost.speech_models import Manifest, ModelError, install
@@ -622,6 +621,6 @@ def test_a_clue_is_heard_in_the_free_vocabulary(recognizer: VoskRecognizer) -> N
 
 
 def test_audio_becomes_16_bit_pcm() -> None:
-    """vosk gets the samples as every other 16-bit output does (`voicehost.ears.wav`): rounded, clipped."""
+    """vosk gets the samples as every other 16-bit output does (`voicehost.audio.samples`): rounded, clipped."""
     pcm = np.frombuffer(to_pcm16(np.array([0.0, 0.5, 1.0, -1.0, 2.0, -3.0], dtype=np.float32)), dtype="<i2")
     assert pcm.tolist() == [0, 16384, 32767, -32767, 32767, -32767]

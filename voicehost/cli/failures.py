@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Final
 
 from engine.errors import GameError
-from voicehost.ears.audio import AudioError
+from voicehost.audio.samples import AudioError
 from voicehost.storage.errors import StorageError, describe
 from voicehost.storage.paths import data_dir
 

@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from engine.board import Board
+from voicehost.audio.samples import SAMPLE_RATE, Audio
+from voicehost.audio.wav import read_wav_tail, wav_blocks
 from voicehost.decision import decide
-from voicehost.ears.audio import SAMPLE_RATE, Audio
 from voicehost.ears.context import Context, make_context
 from voicehost.ears.heard import Heard, Recognizer
-from voicehost.ears.wav import read_wav_tail, wav_blocks
 from voicehost.understanding import Action, Grid, HeardClue, HeardCommand, HeardGuess
 from voicehost.understanding import Phase as Listening
 

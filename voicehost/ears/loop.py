@@ -15,7 +15,7 @@ from typing import IO, Final, Protocol
 
 import numpy as np
 
-from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.ears.context import Context
 from voicehost.ears.heard import Heard
 from voicehost.ears.streams import Ears

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from voicehost.ears.audio import Audio, AudioError
+from voicehost.audio.samples import Audio, AudioError
 from voicehost.ears.microphone import NO_MICROPHONE_ADVICE, Microphone, MicrophoneLost, NoMicrophone, open_microphone
 from voicehost.ears.recordings import file_chunks
 
@@ -28,7 +28,7 @@ def microphone_chunks(
 
 def recording_chunks(path: Path, realtime: bool) -> Iterator[Audio]:
     """--audio-in: the recording, its header checked before the game starts, then read as it is played."""
-    from voicehost.ears.wav import wav_format
+    from voicehost.audio.wav import wav_format
 
     try:
         wav_format(path)

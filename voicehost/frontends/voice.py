@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.lang import Lang
-from voicehost.ears.audio import Audio
+from voicehost.audio.samples import Audio
 from voicehost.ears.loop import VoiceLoop
 from voicehost.ears.microphone import Microphone, MicrophoneLost
 from voicehost.ears.recognizers import make_ears, unheard_check

@@ -37,8 +37,8 @@ from wyoming.ping import Ping, Pong
 from wyoming.satellite import RunSatellite
 from wyoming.snd import Played
 
-from voicehost.ears.audio import SAMPLE_RATE, Audio, AudioError
-from voicehost.ears.resample import Resampler
+from voicehost.audio.resample import Resampler
+from voicehost.audio.samples import SAMPLE_RATE, Audio, AudioError
 from voicehost.frontends.devices import DeviceError
 
 CONNECT_TIMEOUT_SECONDS: Final = 5.0

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from typing import IO, Protocol
 
-from voicehost.ears.audio import Audio
+from voicehost.audio.samples import Audio
 
 
 class Mouth(Protocol):

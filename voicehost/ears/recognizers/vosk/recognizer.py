@@ -54,7 +54,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.ears.context import Context
 from voicehost.ears.heard import ContextSource, Heard
 from voicehost.ears.recognizers.vosk.decoder import Decoder, Tape, elapsed_ms
