@@ -220,6 +220,9 @@ def test_a_control_character_in_a_path_is_never_printed_raw(tmp_path: Path) -> N
     ran = play(tmp_path, [], "--save", str(tmp_path / "g\x1b]0;owned\x07.json"))
     assert ran.code == 0 and ran.ended_well(), ran.why()
     assert "\x1b" not in ran.out + ran.err and "\\x1b" in ran.out, ran.out
+    dealt = run(["deal", "--lang", "en", "--out", str(tmp_path / "b\u202e\x1b[2J.json")], data=tmp_path / "data")
+    assert dealt.code == 0 and dealt.ended_well(), dealt.why()
+    assert not any(ch in dealt.out + dealt.err for ch in CONTROLS) and "\\u202e\\x1b" in dealt.out, dealt.out
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ import contextlib
 import json
 from pathlib import Path
 
+from engine.characters import shown
 from engine.pieces import Side
 from voicehost.cli.failures import EXIT_OK, UsageError, UserError
 from voicehost.cli.setup import deal_board, read_board, system_lang, vocabulary_knows
@@ -32,7 +33,7 @@ def command_deal(args: argparse.Namespace) -> int:
         write_atomically(args.out, json.dumps(board.to_dict(), ensure_ascii=False, indent=1) + "\n")
     except OSError as exc:
         raise UserError(f"the board cannot be written to {args.out}: {os_reason(exc)}") from None
-    print(f"{args.out}: {board.edition.value}, {board.lang.value}, {board.grid.columns}x{board.grid.rows}")
+    print(f"{shown(str(args.out))}: {board.edition.value}, {board.lang.value}, {board.grid.columns}x{board.grid.rows}")
     return EXIT_OK
 
 
@@ -81,7 +82,7 @@ def command_key(args: argparse.Namespace) -> int:
             for col in range(board.grid.columns):
                 index = row * board.grid.columns + col
                 covered = "*" if game.is_covered(index) else " "
-                cells.append(f"{marks[key[index].value]}{covered}{board.cards[index]:<{width}}")
+                cells.append(f"{marks[key[index].value]}{covered}{shown(board.cards[index]):<{width}}")
             print(" ".join(cells))
     print("R red, B blue, G green, . bystander, X assassin; * covered")
     return EXIT_OK

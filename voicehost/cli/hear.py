@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from engine.characters import shown
 from voicehost.cli.failures import EXIT_OK, UserError
 from voicehost.cli.setup import read_board
 from voicehost.ears.judge import context_for, judge_files, read
@@ -30,7 +31,7 @@ def command_hear(args: argparse.Namespace) -> int:
         try:
             for index, heard in enumerate(ears.utterances(chunks, lambda: context_for(board, args.phase)), 1):
                 verdict = read(heard, board, args.phase, f"utterance {index}")
-                print(verdict.json() if args.json else verdict.line(), flush=True)
+                print(shown(verdict.json() if args.json else verdict.line()), flush=True)
         except KeyboardInterrupt:
             pass
         finally:
@@ -38,5 +39,5 @@ def command_hear(args: argparse.Namespace) -> int:
         return EXIT_OK
     recognizer = make_recognizer(choice.engine, choice.model_dir)
     for verdict in judge_files(recognizer, board, args.phase, args.wavs):
-        print(verdict.json() if args.json else verdict.line(), flush=True)
+        print(shown(verdict.json() if args.json else verdict.line()), flush=True)
     return EXIT_OK
