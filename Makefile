@@ -49,7 +49,7 @@ soak: setup
 	$(BIN)/python bench/soak.py
 
 screenshots: setup
-	$(BIN)/python -m voicehost.display.screenshots docs/screenshots
+	$(BIN)/python -m tests.screenshots docs/screenshots
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

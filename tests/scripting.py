@@ -46,6 +46,7 @@ class Script:
     expect_say: list[str] = field(default_factory=list)
     expect_not_say: list[str] = field(default_factory=list)
     expect_last_say: str | None = None
+    expect_console: list[str] = field(default_factory=list)  # printed on the console (stderr), never said
     xfail: str | None = None
 
     @property
@@ -106,6 +107,8 @@ def parse_script(path: Path) -> Script:
             script.expect_not_say.append(value)
         elif header == "expect-last-say":
             script.expect_last_say = value
+        elif header == "expect-console":
+            script.expect_console.append(value)
         elif header == "xfail":
             script.xfail = value
     if args is None or over is None:

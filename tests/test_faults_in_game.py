@@ -46,7 +46,7 @@ from engine.variants import Variants
 from tests.watched import SandClock, WatchedHost, guesses
 from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.audio.wav import write_wav
-from voicehost.ears.heard import ContextSource, Heard
+from voicehost.ears.heard import Heard, MomentSource
 from voicehost.ears.microphone import RETRY_SECONDS, Microphone
 from voicehost.ears.recordings import CHUNK_SECONDS
 from voicehost.ears.streams import Ears, StreamingEars
@@ -290,7 +290,7 @@ class ScriptedRecognizer:
         self.lines = tuple(lines)
         self.heard: list[int] = []
 
-    def listen(self, chunks: Iterable[Audio], context: ContextSource) -> Iterator[Heard]:
+    def listen(self, chunks: Iterable[Audio], moment: MomentSource) -> Iterator[Heard]:
         for chunk in chunks:
             if not chunk.any():
                 continue  # silence

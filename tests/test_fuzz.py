@@ -547,7 +547,7 @@ def check_heard(heard: Any, context: Any) -> None:
 def revealed_by(host: Host, heard: Any) -> str | None:
     """Hand what was heard to the host as the voice loop does; the card it revealed at once, if any."""
     seen = len(host.game.events)
-    host.hear(heard.text, heard.confidence, heard.alternatives)
+    host.hear(heard)
     guesses = [event["card"] for event in host.game.events[seen:] if event.type.value == "guess"]
     return guesses[0] if guesses else None
 
@@ -590,7 +590,7 @@ def test_random_sounds_never_crash_a_recognizer(
     recognizer, board = recognizers(request, engine)
     host = guessing_host(board) if guessing else Host(new_game(board), Prompts.load(board.lang), RecordingMouth())
     try:
-        context = host.listening_context()
+        context = host.moment()
         assert context.guessing is guessing
         heard = recognizer.recognize(sound.audio(), context)
         check_heard(heard, context)
@@ -612,7 +612,7 @@ def test_arbitrary_samples_never_crash_a_recognizer(
     recognizer, board = recognizers(request, engine)
     host = guessing_host(board)
     try:
-        context = host.listening_context()
+        context = host.moment()
         heard = recognizer.recognize(samples, context)
         check_heard(heard, context)
         revealed_by(host, heard)
@@ -640,7 +640,7 @@ def test_vosk_noise_never_reveals_a_card(vosk_ko: Any) -> None:
         host = guessing_host(korean_board())
         try:
             chunks = [audio[i : i + 1600] for i in range(0, len(audio), 1600)]
-            for heard in vosk_ko.listen(chunks, host.listening_context):
+            for heard in vosk_ko.listen(chunks, host.moment):
                 card = revealed_by(host, heard)
                 if card is not None:
                     wrong.append(f"{sound}: heard {heard.text!r} at {heard.confidence:.2f}, revealed {card}")
@@ -657,7 +657,7 @@ def test_whisper_noise_never_reveals_a_card(whisper_base: Any) -> None:
     for sound in noise_battery(2.0):
         host = guessing_host(BOARDS["classic-en"])
         try:
-            heard = whisper_base.recognize(sound.audio(), host.listening_context())
+            heard = whisper_base.recognize(sound.audio(), host.moment())
             said.append(f"{sound.kind} x{sound.level:g}: {heard.text!r} {heard.confidence:.2f}")
             card = revealed_by(host, heard)
             if card is not None:
@@ -671,8 +671,8 @@ def test_whisper_noise_never_reveals_a_card(whisper_base: Any) -> None:
 def test_whisper_hears_a_recording_longer_than_its_window(whisper_base: Any) -> None:
     host = guessing_host(BOARDS["classic-en"])
     try:
-        heard = whisper_base.recognize(Sound("white", 31.0, 0, 0.3).audio(), host.listening_context())
-        check_heard(heard, host.listening_context())
+        heard = whisper_base.recognize(Sound("white", 31.0, 0, 0.3).audio(), host.moment())
+        check_heard(heard, host.moment())
     finally:
         host.close()
 
@@ -680,8 +680,8 @@ def test_whisper_hears_a_recording_longer_than_its_window(whisper_base: Any) -> 
 def test_vosk_hears_a_long_recording(vosk_ko: Any) -> None:
     host = guessing_host(korean_board())
     try:
-        heard = vosk_ko.recognize(Sound("white", 32.0, 0, 0.3).audio(), host.listening_context())
-        check_heard(heard, host.listening_context())
+        heard = vosk_ko.recognize(Sound("white", 32.0, 0, 0.3).audio(), host.moment())
+        check_heard(heard, host.moment())
     finally:
         host.close()
 
@@ -723,8 +723,8 @@ def test_speech_in_another_language_is_heard_without_harm(
     recognizer, board = recognizers(request, engine)
     host = guessing_host(board)
     try:
-        heard = recognizer.recognize(espeak(voice, text), host.listening_context())
-        check_heard(heard, host.listening_context())
+        heard = recognizer.recognize(espeak(voice, text), host.moment())
+        check_heard(heard, host.moment())
         card = revealed_by(host, heard)
         print(f"\n{engine} {voice}: heard {heard.text!r} at {heard.confidence}; host: {host.mouth.said[-1]!r}")
         if engine == "whisper":

@@ -217,9 +217,9 @@ def test_a_board_file_whose_card_names_hold_control_characters_is_refused(tmp_pa
 
 def test_a_control_character_in_a_path_is_never_printed_raw(tmp_path: Path) -> None:
     """Terminals: a file name given on the command line is printed with its control characters escaped."""
-    ran = play(tmp_path, [], "--save", str(tmp_path / "g\x1b]0;owned\x07.json"))
-    assert ran.code == 0 and ran.ended_well(), ran.why()
-    assert "\x1b" not in ran.out + ran.err and "\\x1b" in ran.out, ran.out
+    ran = resume(tmp_path, [], save=tmp_path / "g\x1b]0;owned\x07.json")  # no such save: its name is printed
+    assert ran.code == 1 and ran.ended_well(), ran.why()
+    assert "\x1b" not in ran.out + ran.err and "\\x1b]0;owned\\x07" in ran.err, ran.err
     dealt = run(["deal", "--lang", "en", "--out", str(tmp_path / "b\u202e\x1b[2J.json")], data=tmp_path / "data")
     assert dealt.code == 0 and dealt.ended_well(), dealt.why()
     assert not any(ch in dealt.out + dealt.err for ch in CONTROLS) and "\\u202e\\x1b" in dealt.out, dealt.out

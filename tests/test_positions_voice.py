@@ -21,7 +21,7 @@ import pytest
 from engine.board import Board
 from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.audio.wav import read_wav
-from voicehost.ears.judge import judge
+from voicehost.cli.hearing import judge
 
 from .speech_models import whisper_base_dir
 

@@ -1,4 +1,4 @@
-"""The `voicehost` command: play, deal, key, hear and models (see CONTRACT.md for the stable outside).
+"""The `voicehost` command: play, deal, key, hear and models (the README's Commands section is the stable outside).
 
 Every command runs inside `failures.run`, the one place that turns what stops it into a message and
 an exit code: 0 done, 1 a game, file or device problem explained on stderr, 2 bad usage.

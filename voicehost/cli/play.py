@@ -34,12 +34,12 @@ from voicehost.cli.setup import (
     vocabulary_knows,
 )
 from voicehost.display import Display, DisplayError, clue_checker, make_display
+from voicehost.display.network import table_address
 from voicehost.display.web import WebDisplay
 from voicehost.frontends import Frontend
 from voicehost.frontends.text import TextFrontend
 from voicehost.mouth import Mouth
 from voicehost.prompts import Prompts
-from voicehost.referee.attention import Listening
 from voicehost.referee.host import Host, HostSettings
 from voicehost.storage.campaigns import load_campaign
 from voicehost.storage.errors import SaveError, StorageError
@@ -48,6 +48,7 @@ from voicehost.storage.locks import GameLock
 from voicehost.storage.paths import default_save_path, kept_games_dir
 from voicehost.storage.saves import is_unfinished_game, load_game
 from voicehost.storage.session import Session
+from voicehost.understanding.moment import ListenMode
 
 
 @dataclass
@@ -103,7 +104,7 @@ def _play(args: argparse.Namespace, opened: OpenedGame) -> int:
         host = _host(args, opened, prompts, mouth, session, display, earpiece, getattr(frontend, "unheard", None))
         closing.append(host)
         display.handle_private(on_cover=host.cover, on_check=clue_checker(lambda: host.game))
-        for line in display.console_lines():
+        for line in [*display.console_lines(), *host.console_lines(str(opened.save_path))]:
             print(line, file=sys.stderr, flush=True)
         for key, params in opened.notes:
             mouth.say(prompts.text(key, **params))
@@ -138,7 +139,7 @@ def _host(
         simulated=settings.get("simulated", "random"),
         seed=int(settings.get("seed") or 0),
         key_pages=isinstance(display, WebDisplay),
-        listening=Listening(args.listen or "open"),  # by voice too: README, "Who the host listens to"
+        listening=ListenMode(args.listen or "open"),  # by voice too: README, "Who the host listens to"
         host_name=args.host_name or "",
         unheard=unheard,  # vosk: the cards outside the model's words, to be named by their place
     )
@@ -160,7 +161,6 @@ def _host(
         settings=host_settings,
         on_events=on_events,
         new_game=another_game,
-        save_hint=str(opened.save_path),
         on_timer=display.timer,
         unsaved=lambda: session.failed_at,
         earpiece=earpiece,
@@ -319,7 +319,7 @@ def _frontend(args: argparse.Namespace, lang: Lang, prompts: Prompts) -> Fronten
     if args.satellite is not None:
         from voicehost.frontends.satellite import SatelliteFrontend, SatelliteSettings
 
-        host, port = args.satellite
+        host, port = args.satellite if isinstance(args.satellite, tuple) else (args.satellite, None)
         return SatelliteFrontend(
             SatelliteSettings(
                 lang=lang,
@@ -370,14 +370,16 @@ class ShownMouth:
 
 
 def open_display(args: argparse.Namespace, game: AnyGame, prompts: Prompts) -> Display:
-    """--display as asked; by default the web page by voice and nothing by text. With the default port
-    taken (another game, another program), any free port: the address is printed anyway."""
+    """--display as asked; by default the web page by voice and nothing by text, on this machine's local
+    network address (phones open the key pages there) unless --host says otherwise. With the default
+    port taken (another game, another program), any free port: the address is printed anyway."""
     kind = args.display or ("none" if args.text else "web")
     port = DEFAULT_PORT if args.port is None else args.port
+    host = args.host if args.host is not None else table_address()
     stream = sys.stderr if args.text else None
     try:
-        return make_display(kind, game, prompts, host=args.host, port=port, stream=stream)
+        return make_display(kind, game, prompts, host=host, port=port, stream=stream)
     except DisplayError as exc:
         if args.port is not None or kind != "web":
             raise UserError(f"the display cannot start: {exc}") from None
-        return make_display(kind, game, prompts, host=args.host, port=0)
+        return make_display(kind, game, prompts, host=host, port=0)

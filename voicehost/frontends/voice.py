@@ -10,10 +10,10 @@ from pathlib import Path
 
 from engine.lang import Lang
 from voicehost.audio.samples import Audio
-from voicehost.ears.loop import VoiceLoop
 from voicehost.ears.microphone import Microphone, MicrophoneLost
 from voicehost.ears.recognizers import make_ears, unheard_check
 from voicehost.frontends.devices import DeviceError, microphone_chunks, recording_chunks
+from voicehost.frontends.voice_loop import VoiceLoop
 from voicehost.mouth import FileMouth, Mouth, PrintMouth, SpeakerMouth, make_mouth
 from voicehost.prompts import Prompts
 from voicehost.referee.host import Host

@@ -39,7 +39,7 @@ class Document(BaseModel):
 
 
 class BoardDocument(Document):
-    """A board file (CONTRACT.md), as far as types and sizes go; the engine checks the rules."""
+    """A board file (README: the board file), as far as types and sizes go; the engine checks the rules."""
 
     edition: Literal["classic", "pictures", "duet"] = "classic"
     lang: Annotated[str, StringConstraints(max_length=10)] = "pt-BR"

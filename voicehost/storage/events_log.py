@@ -6,8 +6,8 @@ again whole from the game's events. Nothing is held open (or buffered) between b
 has nothing left to write and cannot fail for a full disk.
 
 A log belongs to one game at a time: a new game may follow a finished one in the same file (its
-`seq` starts again at 1, as CONTRACT.md allows), never an unfinished one; a resumed game continues
-only the log whose last game is this one.
+`seq` starts again at 1, as the events contract allows), never an unfinished one; a resumed game
+continues only the log whose last game is this one.
 """
 
 from __future__ import annotations

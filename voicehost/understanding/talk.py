@@ -97,6 +97,15 @@ def _starter_words(lang: Lang) -> frozenset[str]:
     return frozenset(word for phrase in vocabulary(lang).clue_starters.phrases() for word in phrase)
 
 
+def content_words(text: str, lang: Lang) -> tuple[str, ...]:
+    """The words of an utterance that could name something: hesitations, politeness, lead-ins, articles,
+    yes- and no-words set aside ("hmm", "okay", "yes, the" name nothing)."""
+    vocab = vocabulary(lang)
+    keys = keys_of(trim(tokenize(text, vocab.join_apostrophes), vocab))
+    dropped = vocab.hesitations.phrases() | vocab.fillers.phrases()
+    return tuple(key for key in keys if (key,) not in dropped and key not in _starter_words(lang))
+
+
 def _number_tail(keys: tuple[str, ...], lang: Lang) -> int:
     """How many of the last words say a clue's number ("dois", "2", "senza limiti"); 0 when none do."""
     vocab = vocabulary(lang)

@@ -1,7 +1,8 @@
 """The voice loop: audio chunks in, utterances to the host, and the host's own voice told apart.
 
-The host is the same one the text mode drives; this module only turns sound into the lines a
-player would have typed. Ears come from `voicehost.ears.recognizers.make_ears` (tests swap in fakes).
+Front-end wiring: the ears hear what the host waits for (`Host.moment`), the host takes each utterance
+up; while the host talks, only a player's "stop" (`voicehost.decision.is_stop`) cuts it short. Ears
+come from `voicehost.ears.recognizers.make_ears` (tests swap in fakes).
 """
 
 from __future__ import annotations
@@ -10,18 +11,18 @@ import math
 import threading
 from collections import deque
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import IO, Final, Protocol
 
 import numpy as np
 
 from voicehost.audio.samples import SAMPLE_RATE, Audio
-from voicehost.ears.context import Context
+from voicehost.decision import is_stop, unfinished
 from voicehost.ears.heard import Heard
 from voicehost.ears.streams import Ears
 from voicehost.referee.host import Host
-from voicehost.understanding import Command, HeardCommand, understand
-from voicehost.understanding import Phase as Listening
+from voicehost.understanding.moment import Moment
+from voicehost.understanding.reading import Reading
 
 ECHO_TAIL_SECONDS: Final = 0.4
 """After the host stops speaking, what the microphone hears is still taken for its echo this long."""
@@ -133,7 +134,7 @@ class VoiceLoop:
         self._stop = threading.Event()
 
     def run(self, chunks: Iterable[Audio]) -> None:
-        for heard in self.ears.utterances(self.gate.watch(chunks), self._context):
+        for heard in self.ears.utterances(self.gate.watch(chunks), self._moment, unfinished):
             self.heard.append(heard)
             self._log(heard)
             if self.gate.overlaps(heard):
@@ -148,19 +149,17 @@ class VoiceLoop:
     def stop(self) -> None:
         self._stop.set()
 
-    def _context(self) -> Context:
-        """The host's listening context; while it talks, marked so: the ears then slice its echo
-        finely and the recognizer listens only for a player's "stop"."""
-        context = self.host.listening_context()
-        return replace(context, over_host=True) if self.mouth is not None and self.mouth.speaking else context
+    def _moment(self) -> Moment:
+        """What the host waits for; while it talks, marked so: the ears then slice its echo finely and
+        listen only for a player's "stop"."""
+        moment = self.host.moment()
+        return moment.over_talk() if self.mouth is not None and self.mouth.speaking else moment
 
     def _while_talking(self, heard: Heard) -> None:
         """Only "stop" counts while the host talks: anything else is most likely its own echo. A stop
         cuts the announcement it was said over, never a later one (overlapping slices of the same
         stretch of talk hear it twice, the second time perhaps after the host has started again)."""
-        lang = self.host.game.board.lang
-        understood = understand(heard.text, phase=Listening.CLUE, cards=(), lang=lang)
-        if not isinstance(understood, HeardCommand) or understood.command is not Command.STOP_TALKING:
+        if not is_stop(heard, Reading(heard.text, self.host.moment().over_talk(), heard.confidence)):
             return
         span = self.gate.span_of(heard)
         current = span is not None and span == self.gate.talking_span
