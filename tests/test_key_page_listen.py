@@ -358,7 +358,7 @@ def test_keyboard_alone(driver: Any) -> None:
         ActionChains(driver).send_keys(visible.lower(), Keys.ENTER).perform()
         wait_for(driver, "document.getElementById('check-answer').textContent !== ''")
         ruling = driver.execute_script("return document.getElementById('check-answer').textContent")
-        assert ruling == f"{visible}: not allowed: {visible} is on the table."
+        assert ruling == f"{visible} is not allowed: {visible} is on the table."
         assert spoken(driver)[-1] == {"text": ruling, "lang": "en-US"}
         tab_to(driver, "listen-toggle")
         ActionChains(driver).send_keys(Keys.SPACE).perform()  # listen mode off: the board is back

@@ -122,10 +122,10 @@ def test_cover_and_check_reach_the_callbacks(penalized: tuple[CompetitiveGame, W
 
     visible = game.visible_cards()[0]
     assert answer(post(display.port, f"{base}/check", {"word": visible.lower()})) == {
-        "text": f"{visible}: not allowed: {visible} is on the table."
+        "text": f"{visible} is not allowed: {visible} is on the table."
     }
     assert answer(post(display.port, f"{base}/check", {"word": "zebra"})) == {"text": "ZEBRA: allowed."}
-    assert answer(post(display.port, f"{base}/check", {"word": "FBI"}))["text"].startswith("FBI: doubtful")
+    assert answer(post(display.port, f"{base}/check", {"word": "FBI"}))["text"].startswith("FBI is doubtful")
 
 
 def test_only_the_page_itself_may_ask(penalized: tuple[CompetitiveGame, WebDisplay, list[str]]) -> None:

@@ -19,6 +19,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+        args.argv = list(sys.argv[1:] if argv is None else argv)  # as typed: advice repeats the player's options
         if args.command == "play":
             check_play(parser, args)
     except SystemExit as exit_:  # argparse: --help (0) or bad usage (2), already explained

@@ -11,10 +11,14 @@ from engine.characters import shown
 from engine.pieces import Side
 from voicehost.cli.failures import EXIT_OK, UsageError, UserError
 from voicehost.cli.setup import deal_board, read_board, system_lang, vocabulary_knows
+from voicehost.prompts import Prompts
 from voicehost.storage.atomic import write_atomically
 from voicehost.storage.errors import SaveError, os_reason
 from voicehost.storage.paths import default_save_path
 from voicehost.storage.saves import is_unfinished_game, load_game
+
+COVERED_MARK = "*"
+"""Printed after the letter of a card already covered."""
 
 
 def command_deal(args: argparse.Namespace) -> int:
@@ -71,18 +75,27 @@ def command_key(args: argparse.Namespace) -> int:
     if not board.is_duet and args.side is not None:
         raise UsageError("--side is for Duet: in this game both spymasters share one key")
     width = max(len(card) for card in board.cards) + 2
-    marks = {"red": "R", "blue": "B", "bystander": ".", "assassin": "X", "green": "G"}
+    prompts = Prompts.load(board.lang)
+    marks = key_marks(prompts)
     holders = [args.side] if board.is_duet else list(game.KEY_HOLDERS)
     for holder in holders:
         if board.is_duet:
-            print(f"side {Side(holder).value.upper()}")
+            print(prompts.text("console.key_side", side=Side(holder).value.upper()))
         key = game.key_for(holder)
         for row in range(board.grid.rows):
             cells = []
             for col in range(board.grid.columns):
                 index = row * board.grid.columns + col
-                covered = "*" if game.is_covered(index) else " "
+                covered = COVERED_MARK if game.is_covered(index) else " "
                 cells.append(f"{marks[key[index].value]}{covered}{shown(board.cards[index]):<{width}}")
             print(" ".join(cells))
-    print("R red, B blue, G green, . bystander, X assassin; * covered")
+    legend = "console.key_legend_duet" if board.is_duet else "console.key_legend"
+    print(prompts.text(legend, covered=COVERED_MARK, **marks))
     return EXIT_OK
+
+
+def key_marks(prompts: Prompts) -> dict[str, str]:
+    """The letter printed before each card of the key: the display's letter for an identity, in the game's
+    language, and a dot for a bystander, so that the agents stand out of the grid."""
+    marks = {identity: prompts.text(f"display.letter_{identity}") for identity in ("red", "blue", "assassin", "green")}
+    return {**marks, "bystander": "."}

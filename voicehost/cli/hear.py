@@ -10,7 +10,7 @@ from voicehost.cli.failures import EXIT_OK, UserError
 from voicehost.cli.hearing import judge_files, moment_of, verdict
 from voicehost.cli.setup import read_board
 from voicehost.ears.recognizers import make_ears, make_recognizer
-from voicehost.frontends.devices import microphone_chunks
+from voicehost.frontends.devices import microphone_chunks, what_went_wrong
 from voicehost.speech_models.choice import choose_engine
 
 
@@ -26,7 +26,9 @@ def command_hear(args: argparse.Namespace) -> int:
     if args.mic:
         ears = make_ears(choice.engine, choice.model_dir)
         chunks, microphone = microphone_chunks(
-            lambda lost: print(f"voicehost: {lost}", file=sys.stderr), lambda: None, "Give WAV files instead."
+            lambda lost: print(f"voicehost: {lost}", file=sys.stderr),
+            lambda: None,
+            lambda exc: f"{what_went_wrong(exc)} Give WAV files instead.",
         )
         try:
             moment = moment_of(board, args.phase)

@@ -61,6 +61,7 @@ class OpenedGame:
     resumed: bool
     locks: list[GameLock] = field(default_factory=list)
     notes: list[tuple[str, dict[str, str]]] = field(default_factory=list)  # prompt keys and their fields
+    console: list[tuple[str, dict[str, str]]] = field(default_factory=list)  # the same, printed, never said
 
     def release(self) -> None:
         for lock in reversed(self.locks):
@@ -104,7 +105,8 @@ def _play(args: argparse.Namespace, opened: OpenedGame) -> int:
         host = _host(args, opened, prompts, mouth, session, display, earpiece, getattr(frontend, "unheard", None))
         closing.append(host)
         display.handle_private(on_cover=host.cover, on_check=clue_checker(lambda: host.game))
-        for line in [*display.console_lines(), *host.console_lines(str(opened.save_path))]:
+        noted = [prompts.text(key, **params) for key, params in opened.console]
+        for line in [*display.console_lines(), *host.console_lines(str(opened.save_path)), *noted]:
             print(line, file=sys.stderr, flush=True)
         for key, params in opened.notes:
             mouth.say(prompts.text(key, **params))
@@ -223,13 +225,15 @@ def _new(args: argparse.Namespace) -> OpenedGame:
     lock = GameLock(save_path).acquire()
     try:
         notes: list[tuple[str, dict[str, str]]] = []
+        console: list[tuple[str, dict[str, str]]] = []
         if args.save is not None:
             _refuse_other_game(save_path)
         else:
             kept = _keep_aside(save_path)
             if kept is not None:
-                notes.append(("game.previous_kept", {"path": str(kept)}))
-        return OpenedGame(game, settings, save_path, False, [lock], notes)
+                notes.append(("game.previous_kept", {}))  # said; the command to resume it is printed
+                console.append(("console.previous_kept", {"path": str(kept)}))
+        return OpenedGame(game, settings, save_path, False, [lock], notes, console)
     except BaseException:
         lock.release()
         raise
@@ -332,6 +336,7 @@ def _frontend(args: argparse.Namespace, lang: Lang, prompts: Prompts) -> Fronten
             ),
             prompts,
         )
+    from voicehost.cli.by_text import play_by_text
     from voicehost.frontends.voice import VoiceFrontend, VoiceSettings
 
     settings = VoiceSettings(
@@ -343,6 +348,7 @@ def _frontend(args: argparse.Namespace, lang: Lang, prompts: Prompts) -> Fronten
         realtime=args.realtime,
         show_heard=args.show_heard,
         voice=args.voice,
+        text_command=play_by_text(getattr(args, "argv", ["play"]), sys.argv[0]),
     )
     return VoiceFrontend(settings, prompts)
 
