@@ -31,7 +31,7 @@ from bench.recognition import progress, situation
 from bench.report import goal_met, ms, percentile, table
 from bench.voices import synthesize
 from engine.lang import Lang
-from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.ears.heard import Recognizer
 from voicehost.ears.vad import END_SILENCE_MS, PAUSE_MS
 from voicehost.prompts import Prompts

@@ -22,10 +22,10 @@ import pytest
 from engine.decks import words
 from engine.lang import Lang
 from tests.speech_models import whisper_base_dir
-from voicehost.ears.audio import SAMPLE_RATE
+from voicehost.audio.samples import SAMPLE_RATE
+from voicehost.audio.wav import read_wav
 from voicehost.ears.recognizers import make_ears
 from voicehost.ears.recordings import file_chunks
-from voicehost.ears.wav import read_wav
 from voicehost.mouth import FileMouth, make_mouth, make_synthesizer
 from voicehost.mouth.piper import PiperSynthesizer
 from voicehost.speech_models import MARKER, Manifest, ModelError, check_files, install, installed_path

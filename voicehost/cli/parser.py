@@ -235,6 +235,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_deal_options(deal)
     deal.add_argument("--out", type=file_path, required=True)
     deal.add_argument(
+        "--force", action="store_true", help="replace --out even when it holds a saved game or another file"
+    )
+    deal.add_argument(
         "--engine",
         choices=["vosk", "whisper"],
         default=None,

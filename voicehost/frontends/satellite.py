@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.lang import Lang
-from voicehost.ears.audio import Audio
+from voicehost.audio.samples import Audio
 from voicehost.ears.recognizers import make_ears, unheard_check
 from voicehost.frontends.devices import DeviceError
 from voicehost.frontends.satellite_problems import SatelliteLost, SatelliteNotice, told, why

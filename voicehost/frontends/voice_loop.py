@@ -16,8 +16,8 @@ from typing import IO, Final, Protocol
 
 import numpy as np
 
+from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.decision import is_stop, unfinished
-from voicehost.ears.audio import SAMPLE_RATE, Audio
 from voicehost.ears.heard import Heard
 from voicehost.ears.streams import Ears
 from voicehost.referee.host import Host

@@ -10,7 +10,8 @@ from __future__ import annotations
 import sys
 from typing import IO, Protocol
 
-from voicehost.ears.audio import Audio
+from engine.characters import shown
+from voicehost.audio.samples import Audio
 
 
 class Mouth(Protocol):
@@ -53,7 +54,7 @@ class _Fallback:
 
 
 def _print_line(text: str, out: IO[str] | None) -> None:
-    print(" ".join(text.split()), file=out or sys.stdout, flush=True)
+    print(shown(" ".join(text.split())), file=out or sys.stdout, flush=True)  # never a control character raw
 
 
 class PrintMouth:

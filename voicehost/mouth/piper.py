@@ -20,8 +20,8 @@ from typing import Any, Final
 import numpy as np
 
 from engine.lang import Lang
-from voicehost.ears.audio import SAMPLE_RATE, Audio
-from voicehost.ears.resample import Resampler
+from voicehost.audio.resample import Resampler
+from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.mouth.base import SpeechError
 from voicehost.speech_models.catalog import Manifest, ModelError, installed_path
 

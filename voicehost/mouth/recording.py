@@ -12,8 +12,7 @@ from typing import IO, Final
 
 import numpy as np
 
-from voicehost.ears.audio import SAMPLE_RATE, Audio
-from voicehost.ears.wav import to_pcm16
+from voicehost.audio.samples import SAMPLE_RATE, Audio, to_pcm16
 from voicehost.mouth.base import SpeechError, SpeechSynthesizer, _Fallback, _print_line
 
 GAP_SECONDS: Final = 0.3

@@ -27,7 +27,7 @@ from typing import Any, Final
 import numpy as np
 
 from engine.lang import Lang
-from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.ears.heard import ClosedSet, ClueNumbers, Heard
 from voicehost.ears.recognizers.whisper_tree import DecoderFormatError, Memory, TreeScorer
 from voicehost.speech_models import ModelError, reinstall_advice
