@@ -178,6 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--engine", choices=["vosk", "whisper"], default=None, help="speech recognizer (vosk)")
     play.add_argument("--model", type=folder_path, help="the recognizer's model folder")
     play.add_argument("--show-heard", action="store_true", help="print what the recognizer heard, on stderr")
+    play.add_argument("--debug", action="store_true", help="print diagnostics (what failed and why), on stderr")
     play.add_argument(
         "--satellite",
         type=satellite,

@@ -91,8 +91,7 @@ class SatelliteFrontend:
 
     def run(self, host: Host) -> None:
         self._host = host
-        log = sys.stderr if self.settings.show_heard else None
-        VoiceLoop(host, self.ears, mouth=self.voice, log=log).run(itertools.chain(self._first, self._chunks))
+        VoiceLoop(host, self.ears, mouth=self.voice).run(itertools.chain(self._first, self._chunks))
 
     def close(self) -> None:
         """The last announcements are played first, then the satellite is let go."""

@@ -72,8 +72,7 @@ class VoiceFrontend:
         # holds this host's voice, and read faster than the host talks it would be taken for its echo whole.
         live = self.settings.audio_in is None
         speaking = self._voice if live and isinstance(self._voice, SpeakerMouth) else None
-        log = sys.stderr if self.settings.show_heard else None
-        VoiceLoop(host, self.ears, mouth=speaking, log=log).run(self._chunks)
+        VoiceLoop(host, self.ears, mouth=speaking).run(self._chunks)
 
     def close(self) -> None:
         if self.microphone is not None:

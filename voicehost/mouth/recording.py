@@ -41,7 +41,7 @@ class FileMouth:
         self._synthesizer = synthesizer
         self._gap = np.zeros(round(gap_seconds * SAMPLE_RATE), dtype=np.float32)
         self._out = out
-        self._fallback = _Fallback(err)
+        self._fallback = _Fallback(err, getattr(getattr(self, "_synthesizer", None), "lang", None))
         self._samples = 0
         self._lock = threading.Lock()  # the host's timer thread may announce too
         try:
