@@ -130,7 +130,7 @@ def test_without_a_piper_voice_espeak_speaks(
     assert isinstance(synthesizer, Synthesizer)
     err = capsys.readouterr().err
     assert "No Piper voice for pt-BR is installed" in err
-    assert "voicehost models install pt-BR --engine piper" in err and "espeak-ng speaks instead" in err
+    assert "voicehost models install pt-BR --engine piper" in err and "O espeak-ng fala no lugar dela" in err
 
 
 def test_a_voice_downloaded_elsewhere_is_installed_from_the_models_folder(tmp_path: Path) -> None:

@@ -290,7 +290,7 @@ def test_fillers_go_into_the_grammar_weighing_less_than_a_card(
     monkeypatch.setattr("voicehost.ears.recognizers.vosk.recognizer.MAX_FILLERS", 10)
     few = with_fillers(*NOUNS[:3])
     spread = recognizer.grammar_for(few)
-    del recognizer._grammars[few]  # not cached for the tests that follow
+    del recognizer._grammars[(few.cards, few.phrases, few.fillers)]  # not cached for the tests that follow
     assert spread is not None and len(spread.fillers) == 10  # an even spread over them
     assert spread.fillers[0] == KOREAN_FILLERS[0] and spread.fillers[-1] in KOREAN_FILLERS[-len(KOREAN_FILLERS) // 9 :]
 

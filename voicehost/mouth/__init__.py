@@ -44,7 +44,7 @@ def make_synthesizer(lang: Lang, voice: str | None = None) -> SpeechSynthesizer:
             return PiperSynthesizer.for_lang(lang)
         except SpeechError as exc:
             LOG.debug("no Piper voice: %s", exc)
-            print(f"voicehost: {voice_notice(lang, 'error.piper_missing')}", file=sys.stderr)
+            print(f"voicehost: {voice_notice(exc, lang, 'error.piper_missing')}", file=sys.stderr)
     return Synthesizer(lang)
 
 
@@ -60,7 +60,7 @@ def make_mouth(
         synthesizer = make_synthesizer(lang, voice)
     except SpeechError as exc:
         LOG.debug("no voice: %s", exc)
-        print(f"voicehost: {voice_notice(lang)}", file=sys.stderr)
+        print(f"voicehost: {voice_notice(exc, lang)}", file=sys.stderr)
         return None
     if audio_out is not None:
         return FileMouth(audio_out, synthesizer, out=out, err=sys.stderr)

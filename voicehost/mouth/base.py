@@ -39,11 +39,13 @@ class SpeechSynthesizer(Protocol):
 LOG: Final = logging.getLogger(__name__)
 
 
-def voice_notice(lang: Lang | None, key: str = "error.voice_failed") -> str:
-    """What the players read when the voice cannot speak: in the game's language (English without one)."""
+def voice_notice(exc: BaseException, lang: Lang | None, key: str = "error.voice_failed") -> str:
+    """What the players read when the voice cannot speak: what broke (with the command that mends it, where
+    there is one), then what happens now in the game's language (English without one)."""
     from voicehost.prompts import Prompts
 
-    return Prompts.load(lang or Lang.EN).text(key)
+    reason = str(exc) if isinstance(exc, SpeechError) else f"The host's voice failed ({type(exc).__name__}: {exc})."
+    return f"{reason} {Prompts.load(lang or Lang.EN).text(key)}"
 
 
 class _Fallback:
@@ -59,7 +61,7 @@ class _Fallback:
             return
         self.active = True
         LOG.debug("the host's voice failed: %s", exc, exc_info=not isinstance(exc, SpeechError))
-        print(f"voicehost: {voice_notice(self._lang)}", file=self._err or sys.stderr, flush=True)
+        print(f"voicehost: {voice_notice(exc, self._lang)}", file=self._err or sys.stderr, flush=True)
 
 
 def _print_line(text: str, out: IO[str] | None) -> None:
