@@ -20,7 +20,7 @@ from bench.noise import Condition, apply
 from bench.voices import TestVoice, synthesize
 from engine.board import Board
 from engine.lang import Lang
-from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.understanding.moment import Awaited, Moment
 
 __all__ = [

@@ -52,7 +52,7 @@ from bench.voices import synthesize
 from engine.editions import new_game
 from engine.events import EventType
 from engine.lang import Lang
-from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.ears.heard import Heard, MomentSource, Recognizer
 from voicehost.ears.streams import Ears, SegmentedEars, Unfinished
 from voicehost.frontends.voice_loop import VoiceLoop

@@ -25,7 +25,7 @@ from bench.corpus import Condition, Utterance, audio_of, boards
 from bench.korean import KOREAN_FILLERS, KOREAN_NOUNS, KoreanWord, korean_audio, korean_moment
 from bench.report import percent, table
 from engine.lang import Lang
-from voicehost.ears.audio import Audio
+from voicehost.audio.samples import Audio
 from voicehost.ears.heard import Heard, Recognizer
 from voicehost.referee.attention import Attention
 from voicehost.referee.take_up import take_up

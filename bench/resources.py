@@ -55,7 +55,7 @@ def session(model: Path, seconds: float, cache: Path, quick: bool) -> dict[str, 
     from bench.corpus import Condition, Utterance, audio_of, corpus, voices_of
     from bench.recognition import host_hears, situation
     from engine.lang import Lang
-    from voicehost.ears.audio import SAMPLE_RATE
+    from voicehost.audio.samples import SAMPLE_RATE
     from voicehost.ears.recognizers.whisper import WhisperRecognizer
     from voicehost.ears.streams import SegmentedEars
     from voicehost.ears.vad import Segmenter

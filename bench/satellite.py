@@ -19,8 +19,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from voicehost.ears.audio import SAMPLE_RATE, Audio
-from voicehost.ears.wav import to_pcm16
+from voicehost.audio.samples import SAMPLE_RATE, Audio, to_pcm16
 
 CHUNK_SAMPLES: Final = 1024
 """What wyoming-satellite's microphone command delivers at a time."""

@@ -22,9 +22,9 @@ from engine.competitive import CompetitiveGame
 from engine.events import EventType
 from engine.game import Phase
 from engine.lang import Lang
-from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.audio.samples import SAMPLE_RATE, Audio
+from voicehost.audio.wav import read_wav
 from voicehost.ears.recordings import CHUNK_SECONDS
-from voicehost.ears.wav import read_wav
 from voicehost.referee.host import Host, PendingClue
 from voicehost.referee.questions import ConfirmBeforeActing, ConfirmCommand, ConfirmGuess
 from voicehost.understanding import normalize

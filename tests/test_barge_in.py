@@ -46,7 +46,7 @@ from engine.events import EventType
 from engine.variants import Variants
 from tests.speech_models import whisper_base_dir
 from tests.table import Voice, speak
-from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.ears.recognizers import make_ears
 from voicehost.ears.recordings import CHUNK_SECONDS
 from voicehost.ears.streams import Ears

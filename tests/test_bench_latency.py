@@ -19,9 +19,9 @@ from bench import latency
 from bench.corpus import Utterance, boards
 from bench.voices import TestVoice
 from engine.lang import Lang
-from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.audio.samples import SAMPLE_RATE, Audio
+from voicehost.audio.wav import read_wav
 from voicehost.ears.heard import Heard
-from voicehost.ears.wav import read_wav
 from voicehost.understanding.moment import Moment
 
 BOARD = boards(Lang.EN)["test"]

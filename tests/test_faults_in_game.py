@@ -44,12 +44,12 @@ from engine.events import EventType
 from engine.lang import Lang
 from engine.variants import Variants
 from tests.watched import SandClock, WatchedHost, guesses
-from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.audio.samples import SAMPLE_RATE, Audio
+from voicehost.audio.wav import write_wav
 from voicehost.ears.heard import Heard, MomentSource
 from voicehost.ears.microphone import RETRY_SECONDS, Microphone
 from voicehost.ears.recordings import CHUNK_SECONDS
 from voicehost.ears.streams import Ears, StreamingEars
-from voicehost.ears.wav import write_wav
 from voicehost.frontends.voice import VoiceFrontend, VoiceSettings
 from voicehost.prompts import Prompts
 from voicehost.referee.host import Host, HostSettings

@@ -36,9 +36,9 @@ from engine.legality import Verdict
 from engine.pieces import Identity
 from engine.variants import Variants
 from voicehost import understanding
+from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.display.private import ruling_text
 from voicehost.display.web import WebDisplay
-from voicehost.ears.audio import SAMPLE_RATE, Audio
 from voicehost.mouth.recording import FileMouth
 from voicehost.prompts import Prompts
 from voicehost.referee.earpiece import check_text, key_text

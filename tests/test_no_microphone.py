@@ -85,7 +85,7 @@ def test_a_missing_sound_library_says_what_to_install(monkeypatch: pytest.Monkey
             lambda lost: None, lambda: None, lambda exc: no_microphone_message(prompts, exc, "voicehost play --text")
         )
     assert str(caught.value) == prompts.text(
-        "error.no_sound_library", fix="pip install 'voicehost[player]'", command="voicehost play --text"
+        "console.no_sound_library", fix="pip install 'voicehost[player]'", command="voicehost play --text"
     )
 
 

@@ -22,10 +22,10 @@ import pytest
 from engine.decks import words
 from engine.lang import Lang
 from tests.speech_models import whisper_base_dir
-from voicehost.ears.audio import SAMPLE_RATE
+from voicehost.audio.samples import SAMPLE_RATE
+from voicehost.audio.wav import read_wav
 from voicehost.ears.recognizers import make_ears
 from voicehost.ears.recordings import file_chunks
-from voicehost.ears.wav import read_wav
 from voicehost.mouth import FileMouth, make_mouth, make_synthesizer
 from voicehost.mouth.piper import PiperSynthesizer
 from voicehost.speech_models import MARKER, Manifest, ModelError, check_files, install, installed_path
@@ -130,7 +130,7 @@ def test_without_a_piper_voice_espeak_speaks(
     assert isinstance(synthesizer, Synthesizer)
     err = capsys.readouterr().err
     assert "No Piper voice for pt-BR is installed" in err
-    assert "voicehost models install pt-BR --engine piper" in err and "espeak-ng speaks instead" in err
+    assert "voicehost models install pt-BR --engine piper" in err and "O espeak-ng fala no lugar dela" in err
 
 
 def test_a_voice_downloaded_elsewhere_is_installed_from_the_models_folder(tmp_path: Path) -> None:

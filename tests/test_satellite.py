@@ -54,10 +54,9 @@ from tests.speech_models import whisper_base_dir
 from tests.table import MAX_TRIES, Table, Voice, speak
 from tests.watched import SandClock, WatchedHost, guesses
 from voicehost import cli
-from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.audio.samples import SAMPLE_RATE, Audio, to_pcm16
 from voicehost.ears.recognizers import make_ears
 from voicehost.ears.streams import Ears
-from voicehost.ears.wav import to_pcm16
 from voicehost.frontends.satellite import SatelliteFrontend
 from voicehost.frontends.satellite_problems import (
     BAD_RATE,

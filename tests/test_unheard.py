@@ -44,12 +44,12 @@ from bench.voices import synthesize
 from engine.board import Board
 from engine.editions import new_game
 from engine.lang import Lang
-from voicehost.ears.audio import SAMPLE_RATE
+from voicehost.audio.samples import SAMPLE_RATE
+from voicehost.audio.wav import write_wav
 from voicehost.ears.recognizers import unheard_check
 from voicehost.ears.recognizers.vosk.recognizer import VoskRecognizer
 from voicehost.ears.recognizers.vosk.vocabulary import VoskVocabulary, cards_unheard
 from voicehost.ears.streams import SegmentedEars, StreamingEars
-from voicehost.ears.wav import write_wav
 from voicehost.prompts import Prompts
 from voicehost.referee.host import Host, HostSettings
 from voicehost.speech_models import Manifest, install

@@ -23,10 +23,10 @@ from engine.editions import AnyGame, new_game
 from engine.variants import Variants
 from tests.speech_models import whisper_base_dir
 from tests.table import Table, Voice
+from voicehost.audio.wav import read_wav, write_wav
 from voicehost.ears.recognizers import make_ears
 from voicehost.ears.recordings import file_chunks
 from voicehost.ears.streams import Ears
-from voicehost.ears.wav import read_wav, write_wav
 from voicehost.frontends.voice_loop import VoiceLoop
 from voicehost.prompts import Prompts
 from voicehost.referee.host import Host, HostSettings

@@ -32,8 +32,8 @@ from bench.korean import board as bench_board
 from engine.decks import picture_names, words
 from engine.editions import new_game
 from engine.lang import Lang
+from voicehost.audio.samples import SAMPLE_RATE, Audio, to_pcm16
 from voicehost.cli.hearing import moment_of
-from voicehost.ears.audio import SAMPLE_RATE, Audio
 from voicehost.ears.heard import Heard
 from voicehost.ears.recognizers.vosk.endpoint import CONTINUATION_SILENCE_MS, ENDPOINT_SILENCE_MS
 from voicehost.ears.recognizers.vosk.recognizer import (
@@ -43,7 +43,6 @@ from voicehost.ears.recognizers.vosk.recognizer import (
     VoskRecognizer,
 )
 from voicehost.ears.voice_check import NOT_SPEECH_CONFIDENCE, sounds_like_a_voice, speech_evidence
-from voicehost.ears.wav import to_pcm16
 from voicehost.prompts import Prompts
 from voicehost.referee.host import Host
 from voicehost.speech_models import Manifest, ModelError, install
@@ -291,7 +290,7 @@ def test_fillers_go_into_the_grammar_weighing_less_than_a_card(
     monkeypatch.setattr("voicehost.ears.recognizers.vosk.recognizer.MAX_FILLERS", 10)
     few = with_fillers(*NOUNS[:3])
     spread = recognizer.grammar_for(few)
-    del recognizer._grammars[few]  # not cached for the tests that follow
+    del recognizer._grammars[(few.cards, few.phrases, few.fillers)]  # not cached for the tests that follow
     assert spread is not None and len(spread.fillers) == 10  # an even spread over them
     assert spread.fillers[0] == KOREAN_FILLERS[0] and spread.fillers[-1] in KOREAN_FILLERS[-len(KOREAN_FILLERS) // 9 :]
 
@@ -635,6 +634,6 @@ def test_a_clue_is_heard_in_the_free_vocabulary(recognizer: VoskRecognizer) -> N
 
 
 def test_audio_becomes_16_bit_pcm() -> None:
-    """vosk gets the samples as every other 16-bit output does (`voicehost.ears.wav`): rounded, clipped."""
+    """vosk gets the samples as every other 16-bit output does (`voicehost.audio.samples`): rounded, clipped."""
     pcm = np.frombuffer(to_pcm16(np.array([0.0, 0.5, 1.0, -1.0, 2.0, -3.0], dtype=np.float32)), dtype="<i2")
     assert pcm.tolist() == [0, 16384, 32767, -32767, 32767, -32767]

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 
 from voicehost.cli.failures import EXIT_USAGE, run
 from voicehost.cli.parser import build_parser, check_play
+from voicehost.diagnostics import configure
 
 __all__ = ["main"]
 
@@ -22,6 +23,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.argv = list(sys.argv[1:] if argv is None else argv)  # as typed: advice repeats the player's options
         if args.command == "play":
             check_play(parser, args)
+        configure(debug=getattr(args, "debug", False), show_heard=getattr(args, "show_heard", False))
     except SystemExit as exit_:  # argparse: --help (0) or bad usage (2), already explained
         return int(exit_.code) if isinstance(exit_.code, int) else EXIT_USAGE
     return run(lambda: _command(args.command)(args))

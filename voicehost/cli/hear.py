@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from engine.characters import shown
 from voicehost.cli.failures import EXIT_OK, UserError
 from voicehost.cli.hearing import judge_files, moment_of, verdict
 from voicehost.cli.setup import read_board
@@ -33,7 +34,7 @@ def command_hear(args: argparse.Namespace) -> int:
             moment = moment_of(board, args.phase)
             for index, heard in enumerate(ears.utterances(chunks, lambda: moment), 1):
                 said = verdict(heard, moment, f"utterance {index}")
-                print(said.json() if args.json else said.line(), flush=True)
+                print(shown(said.json() if args.json else said.line()), flush=True)
         except KeyboardInterrupt:
             pass
         finally:
@@ -41,5 +42,5 @@ def command_hear(args: argparse.Namespace) -> int:
         return EXIT_OK
     recognizer = make_recognizer(choice.engine, choice.model_dir)
     for said in judge_files(recognizer, board, args.phase, args.wavs):
-        print(said.json() if args.json else said.line(), flush=True)
+        print(shown(said.json() if args.json else said.line()), flush=True)
     return EXIT_OK

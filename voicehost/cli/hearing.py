@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any, Final
 
 from engine.board import Board
-from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.audio.samples import SAMPLE_RATE, Audio
+from voicehost.audio.wav import read_wav_tail, wav_blocks
 from voicehost.ears.heard import Heard, Recognizer
-from voicehost.ears.wav import read_wav_tail, wav_blocks
 from voicehost.referee.attention import Attention
 from voicehost.referee.take_up import TakenUp, take_up
 from voicehost.understanding import Action, HeardClue, HeardCommand, HeardGuess, Intent

@@ -178,6 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--engine", choices=["vosk", "whisper"], default=None, help="speech recognizer (vosk)")
     play.add_argument("--model", type=folder_path, help="the recognizer's model folder")
     play.add_argument("--show-heard", action="store_true", help="print what the recognizer heard, on stderr")
+    play.add_argument("--debug", action="store_true", help="print diagnostics (what failed and why), on stderr")
     play.add_argument(
         "--satellite",
         type=satellite,
@@ -234,6 +235,9 @@ def build_parser() -> argparse.ArgumentParser:
     deal = commands.add_parser("deal", help="write a random board file")
     add_deal_options(deal)
     deal.add_argument("--out", type=file_path, required=True)
+    deal.add_argument(
+        "--force", action="store_true", help="replace --out even when it holds a saved game or another file"
+    )
     deal.add_argument(
         "--engine",
         choices=["vosk", "whisper"],

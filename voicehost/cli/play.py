@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.board import Board
+from engine.characters import shown
 from engine.editions import AnyGame, new_game
 from engine.errors import GameError, NotAllowedInThisGame
 from engine.events import Event
@@ -119,7 +120,7 @@ def _play(args: argparse.Namespace, opened: OpenedGame) -> int:
             with contextlib.suppress(Exception):  # closing one thing must not keep the others open
                 thing.close()
     if not session.saved:
-        print(f"voicehost: not on disk: {session.failure}", file=sys.stderr)
+        print(f"voicehost: not on disk: {shown(session.failure or '')}", file=sys.stderr)
         return EXIT_ERROR
     return EXIT_OK
 
@@ -287,7 +288,7 @@ def _events_log(path: Path | None, game: AnyGame, opened: OpenedGame) -> EventLo
     if path is None:
         return None
     opened.locks.append(GameLock(path, "events log").acquire())
-    return EventLog(path, game.events[:1], resumed=opened.resumed)
+    return EventLog(path, game.events, resumed=opened.resumed)
 
 
 def _campaign(game: AnyGame, settings: dict[str, Any], resumed: bool) -> Campaign | None:

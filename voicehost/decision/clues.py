@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from typing import Final
 
+from engine.lang import Lang
 from voicehost.ears.heard import ClueNumbers, Heard
 from voicehost.understanding import (
     Action,
@@ -27,7 +28,6 @@ from voicehost.understanding.clues import clue_word_in
 from voicehost.understanding.reading import Reading
 from voicehost.understanding.results import Phase
 from voicehost.understanding.sides import side_first
-from voicehost.understanding.talk import form_of
 
 AGREEMENT_CONFIDENCE: Final = 0.95
 """A clue number the transcript and the scores agree on."""
@@ -60,10 +60,7 @@ def clue_verdict(heard: Heard, reading: Reading) -> Understanding:
         return said
     if transcribed is not None and transcribed.number == value:
         share = max(share, AGREEMENT_CONFIDENCE)
-    said_word = numbers.word
-    form = form_of(said_word, lang, reading.moment.host_names)
-    if form.addressed:  # "Conduttore, città": the host's name is no part of the clue
-        said_word = form.text
+    said_word = within_move(numbers.word, reading.text, lang)  # "Foust, Music": the host's name, garbled
     if reading.claimed is not None:  # "A, touro": the side said first is no part of the clue
         first = side_first(said_word, lang)
         said_word = first[1] if first is not None else said_word
@@ -74,6 +71,17 @@ def clue_verdict(heard: Heard, reading: Reading) -> Understanding:
     action = Action.ACCEPT if share >= NUMBER_SURE else Action.CONFIRM
     written = f"{numbers.word} {'∞' if value is None else value}"  # the words as understood: the number as scored
     return HeardClue(written, action, confidence, SpokenClue(word, value, spelled), by_ear=True)
+
+
+def within_move(words: str, move: str, lang: Lang) -> str:
+    """The words of the transcript's clue word that are part of the move: the host's name said first, even
+    garbled ("Foust, Music" when the move is "Music 2"), is no part of the clue."""
+    said, moved = normalize(words, lang).split(), normalize(move, lang).split()
+    raw = words.split()
+    for skip in range(len(said)):
+        if said[skip:] == moved[: len(said) - skip] and len(raw) == len(said):
+            return " ".join(raw[skip:])
+    return words
 
 
 def _best(numbers: ClueNumbers) -> tuple[int | None, float]:

@@ -18,7 +18,16 @@ from voicehost.decision.cards import card_verdict
 from voicehost.decision.clues import clue_verdict
 from voicehost.decision.stops import is_stop
 from voicehost.ears.heard import Heard
-from voicehost.understanding import Action, Command, HeardCommand, Intent, NotUnderstood, Understanding, vocabulary
+from voicehost.understanding import (
+    Action,
+    Command,
+    HeardCommand,
+    HeardGuess,
+    Intent,
+    NotUnderstood,
+    Understanding,
+    vocabulary,
+)
 from voicehost.understanding.checks import clue_check
 from voicehost.understanding.moment import Moment
 from voicehost.understanding.reading import Reading
@@ -61,6 +70,8 @@ def decide(heard: Heard, reading: Reading, model: Calibration | None = None) -> 
     if plain and not (answer and moment.answering):
         # a command or a clue said plainly: the cards' names are not weighed against it, a place may be
         if heard.places is not None:
-            return card_verdict(replace(heard, closed=None), reading, model)
+            placed = card_verdict(replace(heard, closed=None), reading, model)
+            if isinstance(placed, HeardGuess):
+                return placed
         return confirmed_by_scores(heard, said, moment, model)
     return card_verdict(heard, reading, model)

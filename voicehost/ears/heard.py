@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from voicehost.ears.audio import Audio
+from voicehost.audio.samples import Audio
 from voicehost.understanding.moment import Moment
 
 

@@ -17,9 +17,9 @@ from typing import Any, Final, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from voicehost.ears.audio import SAMPLE_RATE, Audio, AudioError
+from voicehost.audio.resample import Resampler
+from voicehost.audio.samples import SAMPLE_RATE, Audio, AudioError
 from voicehost.ears.recordings import CHUNK_SECONDS
-from voicehost.ears.resample import Resampler
 from voicehost.portaudio import PORTAUDIO_LOCK
 
 STALL_SECONDS: Final = 2.0

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Final, Protocol
 
 import numpy as np
 
-from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.ears.heard import Heard, MomentSource, Recognizer, StreamingRecognizer
 from voicehost.understanding.moment import Moment
 

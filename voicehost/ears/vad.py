@@ -10,7 +10,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.audio.samples import SAMPLE_RATE, Audio
 
 WINDOW: Final = 512
 """Samples per VAD step (32 ms at 16 kHz), as the Silero model expects."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from voicehost.ears.audio import Audio, AudioError
+from voicehost.audio.samples import Audio, AudioError
 from voicehost.ears.microphone import (
     NO_MICROPHONE_ADVICE,
     Microphone,
@@ -50,7 +50,7 @@ def no_microphone_message(prompts: Prompts, exc: NoMicrophone, text_command: str
 
 def recording_chunks(path: Path, realtime: bool) -> Iterator[Audio]:
     """--audio-in: the recording, its header checked before the game starts, then read as it is played."""
-    from voicehost.ears.wav import wav_format
+    from voicehost.audio.wav import wav_format
 
     try:
         wav_format(path)

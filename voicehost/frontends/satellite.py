@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.lang import Lang
-from voicehost.ears.audio import Audio
+from voicehost.audio.samples import Audio
 from voicehost.ears.recognizers import make_ears, unheard_check
 from voicehost.frontends.devices import DeviceError
 from voicehost.frontends.satellite_problems import SatelliteLost, SatelliteNotice, told, why
@@ -91,8 +91,7 @@ class SatelliteFrontend:
 
     def run(self, host: Host) -> None:
         self._host = host
-        log = sys.stderr if self.settings.show_heard else None
-        VoiceLoop(host, self.ears, mouth=self.voice, log=log).run(itertools.chain(self._first, self._chunks))
+        VoiceLoop(host, self.ears, mouth=self.voice).run(itertools.chain(self._first, self._chunks))
 
     def close(self) -> None:
         """The last announcements are played first, then the satellite is let go."""

@@ -14,7 +14,7 @@ from typing import Final
 
 import numpy as np
 
-from voicehost.ears.audio import Audio
+from voicehost.audio.samples import Audio
 
 MAX_ITEMS: Final = 4096
 """Entries kept at most: 4096 chunks of wyoming-satellite's 64 ms are over four minutes."""

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.lang import Lang
-from voicehost.ears.audio import Audio
+from voicehost.audio.samples import Audio
 from voicehost.ears.microphone import Microphone, MicrophoneLost
 from voicehost.ears.recognizers import make_ears, unheard_check
 from voicehost.frontends.devices import microphone_chunks, no_microphone_message, recording_chunks
@@ -68,9 +68,11 @@ class VoiceFrontend:
 
     def run(self, host: Host) -> None:
         self._host = host
-        speaking = self._voice if isinstance(self._voice, SpeakerMouth) else None
-        log = sys.stderr if self.settings.show_heard else None
-        VoiceLoop(host, self.ears, mouth=speaking, log=log).run(self._chunks)
+        # The echo gate is for a live microphone, which hears the loudspeaker: a recording (--audio-in) never
+        # holds this host's voice, and read faster than the host talks it would be taken for its echo whole.
+        live = self.settings.audio_in is None
+        speaking = self._voice if live and isinstance(self._voice, SpeakerMouth) else None
+        VoiceLoop(host, self.ears, mouth=speaking).run(self._chunks)
 
     def close(self) -> None:
         if self.microphone is not None:

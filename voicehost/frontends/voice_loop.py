@@ -7,23 +7,26 @@ come from `voicehost.ears.recognizers.make_ears` (tests swap in fakes).
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import IO, Final, Protocol
+from typing import Final, Protocol
 
 import numpy as np
 
+from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.decision import is_stop, unfinished
-from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.diagnostics import HEARD
 from voicehost.ears.heard import Heard
 from voicehost.ears.streams import Ears
 from voicehost.referee.host import Host
 from voicehost.understanding.moment import Moment
 from voicehost.understanding.reading import Reading
 
+HEARD_LOG: Final = logging.getLogger(HEARD)
 ECHO_TAIL_SECONDS: Final = 0.4
 """After the host stops speaking, what the microphone hears is still taken for its echo this long."""
 ECHO_MARGIN_DB: Final = 6.0
@@ -123,13 +126,11 @@ class VoiceLoop:
         ears: Ears,
         *,
         mouth: Speaking | None = None,
-        log: IO[str] | None = None,
     ) -> None:
         self.host = host
         self.ears = ears
         self.gate = EchoGate(mouth)
         self.mouth = mouth
-        self.log = log
         self.heard: list[Heard] = []
         self._stop = threading.Event()
 
@@ -141,8 +142,8 @@ class VoiceLoop:
                 self._while_talking(heard)
             elif heard.text.strip():  # silence or a noise the recognizer dropped: nothing to answer
                 self.host.hear(heard)
-                if self.log is not None and self.host.attention is not None:
-                    print(f"[heard] taken as: {self.host.attention.value}", file=self.log, flush=True)
+                if self.host.attention is not None:
+                    HEARD_LOG.info("[heard] taken as: %s", self.host.attention.value)
             if self.host.finished or self._stop.is_set():
                 break
 
@@ -167,13 +168,12 @@ class VoiceLoop:
             self.mouth.stop()
 
     def _log(self, heard: Heard) -> None:
-        if self.log is None:
+        """What the ears heard, for `--show-heard` (the `voicehost.heard` logger)."""
+        if not HEARD_LOG.isEnabledFor(logging.INFO):
             return
         confidence = "-" if heard.confidence is None else f"{heard.confidence:.2f}"
         name = "" if heard.name_gain is None else f", the host's name {heard.name_gain:+.1f}"
-        print(
-            f"[heard] {heard.text!r} confidence {confidence}{name}, {heard.decode_ms:.0f} ms", file=self.log, flush=True
-        )
+        HEARD_LOG.info("[heard] %r confidence %s%s, %.0f ms", heard.text, confidence, name, heard.decode_ms)
 
 
 def _level_db(chunk: Audio) -> float:

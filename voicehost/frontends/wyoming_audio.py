@@ -17,8 +17,8 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from voicehost.ears.audio import SAMPLE_RATE, Audio
-from voicehost.ears.resample import Resampler
+from voicehost.audio.resample import Resampler
+from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.frontends.satellite_problems import BAD_CHANNELS, BAD_RATE, BAD_WIDTH, MALFORMED, Problem
 
 MIN_RATE: Final = 8000

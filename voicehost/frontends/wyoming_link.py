@@ -46,7 +46,7 @@ from wyoming.event import Event
 from wyoming.ping import Ping, Pong
 from wyoming.satellite import RunSatellite
 
-from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.frontends.satellite_problems import (
     BAD_CHANNELS,
     BAD_RATE,

@@ -45,7 +45,7 @@ def form_of(text: str, lang: Lang, host_names: Sequence[str] = ()) -> Form:
     tokens = tuple(tokenize(text, vocab.join_apostrophes))
     keys = keys_of(tokens)
     addressed = False
-    for start in strip_start(tokens, vocab.fillers, keep_one=True):  # "hey, okay host, ..." ("host" is a filler too)
+    for start in strip_start(tokens, vocab.before_name, keep_one=True):  # "hey, okay host", "o apresentador"
         name = max(vocab.host_names.prefix(keys, start), names.prefix(keys, start))
         if name and start + name < len(keys):
             addressed, tokens = True, tokens[start + name :]

@@ -30,7 +30,7 @@ from typing import Any, Final
 import numpy as np
 
 from engine.lang import Lang
-from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.ears.heard import ClosedSet, ClueNumbers, Heard
 from voicehost.ears.recognizers.whisper_tree import DecoderFormatError, Memory, Scoring, TreeScorer, one_blas_thread
 from voicehost.speech_models import ModelError, reinstall_advice
@@ -290,16 +290,14 @@ class WhisperRecognizer:
         return replace(heard, stops=stops, transcript_logprob=scores[-1])
 
     def _clue_word_end(self, tokens: list[int], lang: Lang) -> int:
-        """How many of the transcript's tokens make the clue's word: up to its last words when they say a
-        number ("Música, três."), else its first word (the rest taken for a garbled number)."""
-        numbers = {normalize(phrase, lang) for phrase, _ in spoken_numbers(lang)}
-        trailers = vocabulary(lang).trailers
+        """How many of the transcript's tokens make the clue's word: up to the first word that starts a
+        number ("Música, três." and its repeats), else its first word (the rest taken for a garbled number)."""
+        numbers = {tuple(normalize(phrase, lang).split()) for phrase, _ in spoken_numbers(lang)}
+        longest = max((len(number) for number in numbers), default=1)
         starts = _word_starts(self._tokenizer, tokens)
         for start in starts[1:]:
             keys = tuple(normalize(self._tokenizer.decode(tokens[start:]), lang).split())
-            trailer = trailers.suffix(keys, len(keys))  # "três cartas"
-            rest = " ".join(keys[: len(keys) - trailer] if trailer < len(keys) else keys)
-            if rest in numbers or rest.isdigit():
+            if keys and (keys[0].isdigit() or any(keys[:size] in numbers for size in range(1, longest + 1))):
                 return start
         return starts[1] if len(starts) > 1 else len(tokens)
 

@@ -20,7 +20,7 @@ from typing import Any, Final, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from voicehost.ears.audio import Audio
+from voicehost.audio.samples import Audio
 from voicehost.ears.heard import Heard, MomentSource
 from voicehost.ears.recognizers.vosk.decoder import Decoder, elapsed_ms
 from voicehost.ears.recognizers.vosk.grammar import Grammar

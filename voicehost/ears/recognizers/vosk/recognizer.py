@@ -54,7 +54,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.ears.heard import Heard, MomentSource
 from voicehost.ears.recognizers.vosk.decoder import Decoder, Tape, elapsed_ms
 from voicehost.ears.recognizers.vosk.endpoint import MAX_REPLAY_S, REPLAY_LEAD_S, Endpointer
