@@ -121,7 +121,7 @@ class WhisperRecognizer:
     # ---- the interface ---------------------------------------------------------------------
 
     def recognize(self, audio: Audio, moment: Moment) -> Heard:
-        with self._computing, one_blas_thread():
+        with self._computing:
             heard = self._recognize(audio, moment)
         _return_freed_memory()
         return heard
@@ -149,20 +149,23 @@ class WhisperRecognizer:
         transcribed_at = time.perf_counter()
         text = collapse_repeats(transcript.text)
         heard = Heard(text, transcript.confidence if text else 0.0)
-        scoring = self._tree.scoring(self._tree.memory(encoded))  # one tree for every score of this utterance
-        named = bool(moment.names) and bool(text) and not moment.over_host
-        readings = self._name_readings(sot, text, moment.names) if named else None
-        if readings is not None:
-            scoring.expect(readings.pairs)  # in the same pass as the cards
-        if moment.over_host:
-            heard = self._stops(scoring, sot, transcript, heard, moment.lang)
-        elif moment.hears_cards and (moment.cards or moment.answering):
-            heard = self._closed_set(scoring, frames, sot, transcript, heard, moment)
-        elif moment.awaited is Awaited.CLUE and not moment.asked:
-            heard = self._clue_numbers(scoring, sot, transcript, heard, moment.lang)
-        if readings is not None:
-            gain, replaced = self._name_gain(scoring, readings)
-            heard = replace(heard, name_gain=gain, name_words=replaced)
+        # numpy's BLAS on one thread for the tree's scores only: the features and the transcript as
+        # faster-whisper computes them (its mel filters are a numpy product whose sums change with threads)
+        with one_blas_thread():
+            scoring = self._tree.scoring(self._tree.memory(encoded))  # one tree for every score of this utterance
+            named = bool(moment.names) and bool(text) and not moment.over_host
+            readings = self._name_readings(sot, text, moment.names) if named else None
+            if readings is not None:
+                scoring.expect(readings.pairs)  # in the same pass as the cards
+            if moment.over_host:
+                heard = self._stops(scoring, sot, transcript, heard, moment.lang)
+            elif moment.hears_cards and (moment.cards or moment.answering):
+                heard = self._closed_set(scoring, frames, sot, transcript, heard, moment)
+            elif moment.awaited is Awaited.CLUE and not moment.asked:
+                heard = self._clue_numbers(scoring, sot, transcript, heard, moment.lang)
+            if readings is not None:
+                gain, replaced = self._name_gain(scoring, readings)
+                heard = replace(heard, name_gain=gain, name_words=replaced)
         done = time.perf_counter()
         priors_ms, self._priors_ms = self._priors_ms, 0.0
         timings = (
@@ -177,7 +180,7 @@ class WhisperRecognizer:
         """Whisper's free transcript, greedy, with `previous` as the text said before (Whisper's prompt):
         the usual way to bias it toward a vocabulary, which the host does not use (a prompt full of card
         names makes it hear cards nobody said); the bench's baseline."""
-        with self._computing, one_blas_thread():
+        with self._computing:
             encoded, _ = self._encode(audio)
             previous_token = self._tokenizer.token_to_id("<|startofprev|>")
             words = list(_tokens(self._tokenizer, previous))
