@@ -21,7 +21,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
+from bench import misses
 from bench.corpus import Condition, Utterance, audio_of, boards
+from bench.hearings import Hearings
 from bench.korean import KOREAN_FILLERS, KOREAN_NOUNS, KoreanWord, korean_audio, korean_context
 from bench.report import percent, table
 from engine.lang import Lang
@@ -237,16 +239,18 @@ def hear_all(
     prompted: bool,
 ) -> list[Hearing]:
     """Every utterance in every condition through Whisper in the host's context (and the prompted
-    baseline for guesses): the evidence every table below is read from."""
+    baseline for guesses): the evidence every table below is read from. What the host path heard is
+    kept on disk (`bench.hearings`): a rerun with the same ears decides again without hearing again."""
+    store = Hearings(cache_dir)
     hearings: list[Hearing] = []
     for condition in conditions:
         started = time.perf_counter()
         for utterance in utterances:
-            audio = audio_of(utterance, condition, cache_dir)
             where = situation(utterance)
-            heard = recognizer.recognize(audio, where.context)
+            heard = store.heard(recognizer, utterance, condition, where.context)
             text = None
             if prompted and utterance.kind in GUESS_KINDS:
+                audio = audio_of(utterance, condition, cache_dir)
                 text = prompted_transcript(recognizer, audio, where.cards, utterance.lang)
             hearings.append(Hearing(utterance, condition.name, heard, text))
         progress(f"whisper {condition.name}: {len(utterances)} utterances in {time.perf_counter() - started:.0f} s")
@@ -288,6 +292,7 @@ class Results:
     ways: dict[tuple[str, str], Tally] = field(default_factory=dict)  # (listening, how said) -> Outcome
     mistakes: dict[str, list[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    voices: dict[tuple[str, str, str, str], misses.VoiceTally] = field(default_factory=dict)  # bench.misses
 
     def tally(self, engine: str, lang: str, condition: str, kind: str) -> Tally:
         return self.moves.setdefault((engine, lang, condition, kind), Tally())
@@ -353,6 +358,8 @@ def score_whisper(hearings: Sequence[Hearing], results: Results) -> None:
         )
         moved = outcome(said, attention, understood, lang)
         results.tally(HOST, lang.value, hearing.condition, said.kind).add(moved)
+        if said.card is not None and places is not None:
+            _record_voice(results, hearing, moved, places)
         if moved in (Outcome.WRONG_REVEAL, Outcome.WRONG_OTHER):
             results.wrong(HOST, where_heard, said, understood)
         plain = exact_move(heard.text, lang, where.cards, guessing=where.guessing)
@@ -362,6 +369,29 @@ def score_whisper(hearings: Sequence[Hearing], results: Results) -> None:
             results.tally(PROMPTED, lang.value, hearing.condition, said.kind).add(
                 outcome(said, Attention.TAKE, prompted, lang)
             )
+
+
+def _record_voice(results: Results, hearing: Hearing, moved: Outcome, grid: Grid) -> None:
+    """The per-voice tally of a guess or a place: the scorer's first card beside what the host did."""
+    said, heard = hearing.utterance, hearing.heard
+    assert said.card is not None
+    if said.kind == "place":
+        first = misses.place_scored_first(heard, said.card, grid, said.lang)
+        group, by_example, gated = misses.PLACES, None, heard.places is not None
+    else:
+        first = misses.scored_first(heard, said.card, grid.cards, said.lang)
+        group, by_example, gated = misses.NAMES, misses.example_first(heard, said.card, grid.cards), False
+    misses.record(
+        results.voices,
+        lang=said.lang,
+        voice=said.voice.id,
+        condition=hearing.condition,
+        group=group,
+        outcome=moved.value,
+        first=first,
+        by_example=by_example,
+        gated=gated,
+    )
 
 
 def run_vosk(
@@ -477,6 +507,9 @@ def tables(results: Results) -> str:
     parts += ["", talk_table(results)]
     if any(key[3] == "place" for key in results.moves):
         parts += ["", places_table(results)]
+    for group in (misses.NAMES, misses.PLACES):
+        if any(key[3] == group for key in results.voices):
+            parts += ["", misses.voices_table(results.voices, group)]
     for engine, lines in results.mistakes.items():
         shown = lines[:MISTAKES_SHOWN]
         parts += ["", f"Wrong moves, {engine} ({len(lines)}; the first {len(shown)}):", ""]
