@@ -31,12 +31,14 @@ import numpy as np
 
 from bench import ROOT
 from bench.corpus import Condition, Utterance, audio_of, boards, corpus, default_cache, voices_of
-from bench.places import place_corpus
+from bench.hearings import Hearings
+from bench.places import PLACE_KINDS, place_corpus
 from engine.lang import Lang
 from voicehost.decision import FEATURES, Calibration, evidence
 from voicehost.decision.calibration import Logistic
 from voicehost.decision.places import placed_move
 from voicehost.ears.context import make_context
+from voicehost.ears.heard import Heard
 from voicehost.understanding import Phase, understand
 from voicehost.understanding.positions import Grid
 from voicehost.understanding.talk import form_of, spoken_host_name
@@ -125,23 +127,42 @@ def _save(store: Path, known: dict[str, Any]) -> None:
     store.write_text(json.dumps(rows), encoding="utf-8")
 
 
+def hear_each(
+    recognizer: Any, todo: Sequence[tuple[Utterance, Condition]], cache: Path, what: str
+) -> list[tuple[Utterance, Condition, Heard]]:
+    """Each utterance heard in its condition while the host waits for guesses, on its board: from the
+    store of hearings (`bench.hearings`), recognized where new."""
+    store = Hearings(cache)
+    heard: list[tuple[Utterance, Condition, Heard]] = []
+    started = time.monotonic()
+    for done, (utterance, condition) in enumerate(todo, 1):
+        cards = tuple(boards(utterance.lang)[utterance.board].cards)
+        context = make_context(utterance.lang, True, cards)
+        heard.append((utterance, condition, store.heard(recognizer, utterance, condition, context)))
+        if done % 100 == 0:
+            rate = done / max(1e-9, time.monotonic() - started)
+            print(f"[calibrate] {what} {done}/{len(todo)} ({rate:.1f}/s)", file=sys.stderr, flush=True)
+    return heard
+
+
+def sample_of(utterance: Utterance, condition: Condition, heard: Heard) -> Sample | None:
+    """The features of the card heard first and whether it is the card meant; None when there is no
+    card to weigh (a command or a clue the transcript said plainly, or "pass" first)."""
+    cards = boards(utterance.lang)[utterance.board].cards
+    found = evidence(heard, cards=cards, lang=utterance.lang)
+    if found is None or found.features is None:
+        return None
+    right = utterance.card is not None and found.top == utterance.card
+    return Sample(utterance.uid, condition.name, found.features.vector(), right)
+
+
 def collect(
     recognizer: Any, utterances: Sequence[Utterance], conditions: Sequence[Condition], cache: Path
 ) -> list[Sample]:
-    """The features of the card heard first, for each guess, in each condition (cached)."""
-
-    def measure(utterance: Utterance, condition: Condition) -> Sample | None:
-        cards = boards(utterance.lang)[utterance.board].cards
-        context = make_context(utterance.lang, True, tuple(cards))
-        heard = recognizer.recognize(audio_of(utterance, condition, cache), context)
-        found = evidence(heard, cards=cards, lang=utterance.lang)
-        if found is None or found.features is None:
-            return None  # a command or a clue the transcript said plainly, or "pass" first: no card to weigh
-        right = utterance.card is not None and found.top == utterance.card
-        return Sample(utterance.uid, condition.name, found.features.vector(), right)
-
-    todo = [(u, c) for u in utterances for c in conditions if u.kind in ("card", "lead-in")]
-    return measured("calibration", todo, measure, Sample.from_row, cache)
+    """The features of the card heard first, for each guess, in each condition (heard once, kept)."""
+    todo = [(u, c) for c in conditions for u in utterances if u.kind in ("card", "lead-in")]
+    found = (sample_of(*item) for item in hear_each(recognizer, todo, cache, "guesses"))
+    return [sample for sample in found if sample is not None]
 
 
 @dataclass(frozen=True)
@@ -211,23 +232,23 @@ def collect_places(
     its name on that board clean: whether the move was taken for a place, its features, and whether the
     card there is the card meant (cached)."""
 
-    def measure(utterance: Utterance, condition: Condition) -> PlaceSample:
-        board = boards(utterance.lang)[utterance.board]
-        grid = Grid(tuple(board.cards), board.grid.columns)
-        context = make_context(utterance.lang, True, tuple(board.cards))
-        heard = recognizer.recognize(audio_of(utterance, condition, cache), context)
-        said = understand(heard.text, phase=Phase.GUESS, cards=board.cards, lang=utterance.lang, grid=grid)
-        placed = placed_move(heard, said, grid, utterance.lang)
-        features = placed.features.vector() if placed is not None else ()
-        right = placed is not None and placed.card == utterance.card and utterance.kind == "place"
-        place = utterance.kind == "place"
-        return PlaceSample(
-            utterance.uid, condition.name, place, heard.places is not None, placed is not None, features, right
-        )
-
-    places = [(u, c) for u in utterances if u.kind == "place" for c in conditions]
+    places = [(u, c) for c in conditions for u in utterances if u.kind in PLACE_KINDS]
     names = [(u, conditions[0]) for u in utterances if u.kind in ("card", "lead-in") and u.board == "test"]
-    return measured("place", places + names, measure, PlaceSample.from_row, cache)
+    return [place_sample_of(*item) for item in hear_each(recognizer, places + names, cache, "places")]
+
+
+def place_sample_of(utterance: Utterance, condition: Condition, heard: Heard) -> PlaceSample:
+    """Whether the move was taken for a place, its features, and whether the card there is the one meant."""
+    board = boards(utterance.lang)[utterance.board]
+    grid = Grid(tuple(board.cards), board.grid.columns)
+    said = understand(heard.text, phase=Phase.GUESS, cards=board.cards, lang=utterance.lang, grid=grid)
+    placed = placed_move(heard, said, grid, utterance.lang)
+    features = placed.features.vector() if placed is not None else ()
+    place = utterance.kind in PLACE_KINDS
+    right = placed is not None and placed.card == utterance.card and place
+    return PlaceSample(
+        utterance.uid, condition.name, place, heard.places is not None, placed is not None, features, right
+    )
 
 
 def place_model(samples: Sequence[PlaceSample]) -> tuple[Logistic, str]:

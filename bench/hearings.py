@@ -23,26 +23,33 @@ from bench.corpus import Condition, Utterance, audio_of
 from voicehost.ears.context import Context
 from voicehost.ears.heard import Heard, Recognizer
 
-EVIDENCE_CODE: Final = (
+WHISPER_CODE: Final = (
     "voicehost/ears/heard.py",
     "voicehost/ears/recognizers/whisper.py",
     "voicehost/ears/recognizers/whisper_tree.py",
-    "voicehost/ears/examples.py",
-    "voicehost/ears/conditions.py",
     "voicehost/understanding/positions.py",
     "bench/corpus.py",
     "bench/noise.py",
-    "bench/places.py",
 )
-"""What a `Heard` of the corpus depends on: the engine, the second signal, the gate on places, the audio."""
+"""What Whisper's evidence of the corpus depends on: the engine, the gate on places, the audio."""
+SECOND_CODE: Final = ("voicehost/ears/examples.py", "voicehost/ears/conditions.py")
+"""What the second signal and the noise estimate depend on besides the encoder (`SECOND_FIELDS`)."""
+SECOND_FIELDS: Final = ("examples", "snr_db")
+SAME_FIELDS_CHECKED: Final = 3
+"""Hearings recomputed whole when the second signal is recomputed alone: they must come out the same."""
 
 
-def evidence_version() -> str:
+def _version(names: tuple[str, ...]) -> str:
     digest = hashlib.sha256()
-    for name in EVIDENCE_CODE:
+    for name in names:
         path = ROOT / name
         digest.update(path.read_bytes() if path.exists() else b"")
     return digest.hexdigest()[:12]
+
+
+def evidence_version() -> str:
+    """The version of Whisper's evidence and of the second signal's, as the store's files are named."""
+    return f"{_version(WHISPER_CODE)}-{_version(SECOND_CODE)}"
 
 
 def to_json(heard: Heard) -> dict[str, Any]:
@@ -78,32 +85,84 @@ def _tuples(value: Any) -> Any:
 
 
 class Hearings:
-    """The store: `heard` recognizes what it has not heard yet under this version of the code."""
+    """The store: `heard` recognizes what it has not heard yet under this version of the code.
+
+    Whisper's evidence and the second signal are kept apart: when only the second signal's code changed,
+    it alone is computed again (one encoding of the utterance, as the recognizer does it, instead of the
+    whole recognition), and the first few hearings so completed are recomputed whole and compared, so a
+    second signal computed apart is known to be the one the recognizer computes."""
 
     def __init__(self, cache_dir: Path) -> None:
         self.cache_dir = cache_dir
-        self.path = cache_dir.parent / f"hearings-{evidence_version()}.jsonl"
-        self._known: dict[str, Heard] = {}
-        if self.path.exists():
-            for line in self.path.read_text(encoding="utf-8").splitlines():
-                if line.strip():
-                    row = json.loads(line)
-                    self._known[row["key"]] = from_json(row["heard"])
+        whisper, second = _version(WHISPER_CODE), _version(SECOND_CODE)
+        self.path = cache_dir.parent / f"hearings-{whisper}.jsonl"
+        self.second_path = cache_dir.parent / f"second-{whisper}-{second}.jsonl"
+        self._heard = _read(self.path)
+        self._second = _read(self.second_path)
+        self._checked = 0
 
     @staticmethod
     def key(utterance: Utterance, condition: Condition, context: Context) -> str:
         return f"{utterance.uid}|{condition.name}|{zlib.crc32(repr(context).encode()):08x}"
 
-    def known(self, utterance: Utterance, condition: Condition, context: Context) -> Heard | None:
-        return self._known.get(self.key(utterance, condition, context))
-
     def heard(self, recognizer: Recognizer, utterance: Utterance, condition: Condition, context: Context) -> Heard:
         key = self.key(utterance, condition, context)
-        found = self._known.get(key)
-        if found is None:
-            found = recognizer.recognize(audio_of(utterance, condition, self.cache_dir), context)
-            self._known[key] = found
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as store:
-                store.write(json.dumps({"key": key, "heard": to_json(found)}, ensure_ascii=False) + "\n")
+        whisper, second = self._heard.get(key), self._second.get(key)
+        if whisper is not None and second is not None:
+            kept: Heard = dataclasses.replace(from_json(whisper), **_second_of(second))
+            return kept
+        audio = audio_of(utterance, condition, self.cache_dir)
+        if whisper is None or self._checked < SAME_FIELDS_CHECKED:
+            found = recognizer.recognize(audio, context)
+            if whisper is not None:  # recomputed whole: Whisper's part must be what was kept
+                self._checked += 1
+                kept, now = _comparable(from_json(whisper)), _comparable(found)
+                if kept != now:
+                    raise RuntimeError(f"{key}: the kept hearing differs from a fresh one ({self.path})")
+            else:
+                self._append(self.path, self._heard, key, to_json(found))
+        else:
+            found = second_signal(recognizer, from_json(whisper), audio, context)
+        self._append(self.second_path, self._second, key, {name: getattr(found, name) for name in SECOND_FIELDS})
         return found
+
+    @staticmethod
+    def _append(path: Path, known: dict[str, Any], key: str, value: dict[str, Any]) -> None:
+        value = json.loads(json.dumps(value, default=_plain))
+        known[key] = value
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as store:
+            store.write(json.dumps({"key": key, "value": value}, ensure_ascii=False) + "\n")
+
+
+def second_signal(recognizer: Any, heard: Heard, audio: Any, context: Context) -> Heard:
+    """The second signal of a kept hearing, as `WhisperRecognizer.recognize` computes it (its own methods)."""
+    encoded, _ = recognizer._encode(audio)
+    cleared = dataclasses.replace(heard, examples=None, snr_db=None, timings=())
+    found: Heard | None = recognizer._second_signal(cleared, encoded, audio, context)
+    return found if found is not None else cleared
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    raise TypeError(f"{type(value).__name__} cannot be kept")
+
+
+def _second_of(row: dict[str, Any]) -> dict[str, Any]:
+    probe = from_json({"text": "", **{name: row.get(name) for name in SECOND_FIELDS}})
+    return {name: getattr(probe, name) for name in SECOND_FIELDS}
+
+
+def _comparable(heard: Heard) -> Heard:
+    return dataclasses.replace(heard, decode_ms=0.0, timings=(), examples=None, snr_db=None)
+
+
+def _read(path: Path) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                found[row["key"]] = row.get("value", row.get("heard"))
+    return found

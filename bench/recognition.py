@@ -25,6 +25,7 @@ from bench import misses
 from bench.corpus import Condition, Utterance, audio_of, boards
 from bench.hearings import Hearings
 from bench.korean import KOREAN_FILLERS, KOREAN_NOUNS, KoreanWord, korean_audio, korean_context
+from bench.places import PLACE_KINDS
 from bench.report import percent, table
 from engine.lang import Lang
 from voicehost.ears.audio import Audio
@@ -375,7 +376,7 @@ def _record_voice(results: Results, hearing: Hearing, moved: Outcome, grid: Grid
     """The per-voice tally of a guess or a place: the scorer's first card beside what the host did."""
     said, heard = hearing.utterance, hearing.heard
     assert said.card is not None
-    if said.kind == "place":
+    if said.kind in PLACE_KINDS:
         first = misses.place_scored_first(heard, said.card, grid, said.lang)
         group, by_example, gated = misses.PLACES, None, heard.places is not None
     else:
@@ -505,7 +506,7 @@ def tables(results: Results) -> str:
         table(MOVE_HEADERS, rows),
     ]
     parts += ["", talk_table(results)]
-    if any(key[3] == "place" for key in results.moves):
+    if any(key[3] in PLACE_KINDS for key in results.moves):
         parts += ["", places_table(results)]
     for group in (misses.NAMES, misses.PLACES):
         if any(key[3] == group for key in results.voices):
@@ -523,10 +524,10 @@ def places_table(results: Results) -> str:
     """Places beside names (bench/places.py): right intent (the card meant, at once or asked back) and at
     once, per language, host path, every condition pooled."""
     rows: list[list[object]] = []
-    langs = sorted({key[1] for key in results.moves if key[0] == HOST and key[3] == "place"})
+    langs = sorted({key[1] for key in results.moves if key[0] == HOST and key[3] in PLACE_KINDS})
     for lang in (*langs, None):
         row: list[object] = [lang or "**all**"]
-        for kinds in (("card",), ("lead-in",), ("place",)):
+        for kinds in (("card",), ("lead-in",), ("place",), ("place-lead-in",)):
             summed = Tally()
             for (engine, heard_lang, _, kind), tally in results.moves.items():
                 if engine == HOST and kind in kinds and lang in (None, heard_lang):
@@ -540,10 +541,11 @@ def places_table(results: Results) -> str:
             "### Places beside names (Whisper base, host path, held-out voices)",
             "",
             'A card named by its place on the test board (`bench/places.py`: "row two column three", the column\'s '
-            'letter and the row\'s number said as words, and the label as written, "C2"), beside the same voices '
-            "naming cards. Cells: right intent % (the card meant, at once or asked back) / at once % (utterances).",
+            'letter and the row\'s number said as words, and the label as written, "C2"; and the label after a '
+            'lead-in, "I think it\'s C2"), beside the same voices naming cards. Cells: right intent % (the card '
+            "meant, at once or asked back) / at once % (utterances).",
             "",
-            table(["language", "cards alone", "cards after a lead-in", "places"], rows),
+            table(["language", "cards alone", "cards after a lead-in", "places alone", "places after a lead-in"], rows),
         ]
     )
 

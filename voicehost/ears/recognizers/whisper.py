@@ -9,9 +9,12 @@ prior (the same score against silence) is subtracted, so that short, common word
 default. The free greedy transcript is decoded too. What this engine returns is evidence, not a
 verdict: the transcript and the closed set's scores (`Heard.closed`), which the decision step
 (`voicehost.decision`) turns into acting, asking back or asking again. A card named by its place
-("row two column three", "C2") is scored the same way, over the grid's places, when the words sound
-like one (`places_to_score`). A clue's word is taken as transcribed and its number chosen among every
-way of saying one; while the host talks, only its stop phrases are scored.
+("row two column three", "C2") is scored the same way, over the grid's places, alone and after the
+lead-ins, when the words sound like one (`places_to_score`) or are a garbled word or two. Beside the
+scores, a second signal: the cards found by their sounds, aligned with examples said by the host's own
+voices (`voicehost.ears.examples`), and how noisy the room was (`voicehost.ears.conditions`). A clue's
+word is taken as transcribed and its number chosen among every way of saying one; while the host
+talks, only its stop phrases are scored.
 """
 
 from __future__ import annotations
@@ -28,7 +31,9 @@ import numpy as np
 
 from engine.lang import Lang
 from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.ears.conditions import snr_db
 from voicehost.ears.context import Context
+from voicehost.ears.examples import ExampleBank, by_example, example_voices, speech_span
 from voicehost.ears.heard import ClosedSet, Heard
 from voicehost.ears.recognizers.whisper_tree import DecoderFormatError, Memory, TreeScorer
 from voicehost.speech_models import ModelError, reinstall_advice
@@ -37,6 +42,7 @@ from voicehost.understanding import (
     Command,
     HeardClue,
     HeardCommand,
+    HeardGuess,
     Intent,
     command_phrases,
     normalize,
@@ -45,7 +51,7 @@ from voicehost.understanding import (
     vocabulary,
 )
 from voicehost.understanding import Phase as Listening
-from voicehost.understanding.positions import places_to_score
+from voicehost.understanding.positions import garbled_place_ways, places_to_score
 
 FRAME_STEP: Final = 100
 """Encoder windows are multiples of 1 s (100 mel frames), so the silence prior can be cached."""
@@ -114,6 +120,7 @@ class WhisperRecognizer:
         self._period = period[0]
         self._comma = self._tokenizer.encode(",", add_special_tokens=False).ids[0]
         self._priors: dict[tuple[str, int, str], float] = {}
+        self._examples = ExampleBank(self._speech_states, example_voices)
         self._warm_up()
         _return_freed_memory()
 
@@ -141,8 +148,11 @@ class WhisperRecognizer:
             found = self._clue(memory, sot, transcript, text, context.lang)
         elif context.cards or context.answering:
             found = self._closed_set(memory, frames, sot, transcript, heard, context)
+            found = self._second_signal(found, encoded, audio, context)
         else:
             found = None
+        if context.cards and not context.guessing:  # a board heard first in its clue: its examples made meanwhile
+            self._examples.prepare_in_background(context.lang, context.cards)
         if context.names and text and not context.over_host:
             gain, replaced = self._name_gain(memory, sot, text, context.names)
             found = replace(found or heard, name_gain=gain, name_words=replaced)
@@ -151,6 +161,7 @@ class WhisperRecognizer:
             ("encode", (encoded_at - started) * 1000),
             ("transcript", (transcribed_at - encoded_at) * 1000),
             ("scores", (done - transcribed_at) * 1000),
+            *(found or heard).timings,  # parts of the scores' time: the second signal's
         )
         return replace(found or heard, decode_ms=(done - started) * 1000, timings=timings)
 
@@ -163,9 +174,12 @@ class WhisperRecognizer:
         said = understand(heard.text, phase=Listening.GUESS, cards=context.cards, lang=context.lang)
         answer = isinstance(said, HeardCommand) and said.command in (Command.YES, Command.NO)
         said_other = said.intent in (Intent.COMMAND, Intent.CLUE) and said.action is not Action.REPROMPT
-        # A card named by its place ("row two column three", "C2"): the places are scored too, alone, when
-        # the words sound like one (`places_to_score`: not worth paying for every card said by name).
+        # A card named by its place ("row two column three", "C2"): the places are scored too when the words
+        # sound like one (`places_to_score`), or are too few to tell and name no card (`garbled_place_ways`):
+        # not worth paying for every card said by name.
         places = () if context.answering else places_to_score(heard.text, context.lang)
+        if not (places or context.answering or (isinstance(said, HeardGuess) and said.action is Action.ACCEPT)):
+            places = garbled_place_ways(heard.text, context.lang)  # a short place garbled past its words ("alma")
         names_too = not said_other or (answer and context.answering)
         if not (names_too or places):
             return None
@@ -178,13 +192,36 @@ class WhisperRecognizer:
         # a lead-in is scored with the lead-in (its joint probability), so that every reading competes fairly.
         pairs = [(sot, [*lead, *self._card_tokens(phrase, capital=not lead)]) for lead in leads for phrase in phrases]
         card_pairs = len(pairs)
-        pairs += [(sot, self._card_tokens(phrase)) for phrase in places]  # alone: a lead-in is rare before one
+        # a place alone and after the same lead-ins as a card ("I think it's C2"): scored the way names are
+        pairs += [(sot, [*lead, *self._place_tokens(phrase, capital=not lead)]) for lead in leads for phrase in places]
         pairs.append((sot, [*transcript.tokens, self._eot]))
         scores = self._tree.score(memory, pairs)
         logprobs = [max(scores[i : card_pairs : len(phrases)]) for i in range(len(phrases))]
         closed = self._ranked(context.lang, frames, sot, phrases, logprobs) if phrases else None
-        placed = self._ranked(context.lang, frames, sot, places, scores[card_pairs:-1]) if places else None
+        place_scores = scores[card_pairs:-1]
+        place_logprobs = [max(place_scores[i :: len(places)]) for i in range(len(places))]
+        placed = self._ranked(context.lang, frames, sot, places, place_logprobs) if places else None
         return replace(heard, transcript_logprob=scores[-1], closed=closed, places=placed)
+
+    def _second_signal(self, heard: Heard | None, encoded: Any, audio: Audio, context: Context) -> Heard | None:
+        """Beside the cards' scores, the cards found by their sounds (`voicehost.ears.examples`: aligned
+        with examples said by the host's own voices) and how noisy the room was (`conditions.snr_db`)."""
+        if heard is None or heard.closed is None or context.answering:
+            return heard
+        started = time.perf_counter()
+        states = self._states_of(encoded, audio)
+        examples = by_example(states, self._examples.examples(context.lang, context.cards), context.cards)
+        timings = (*heard.timings, ("examples", (time.perf_counter() - started) * 1000))
+        return replace(heard, examples=examples, snr_db=snr_db(audio), timings=timings)
+
+    def _speech_states(self, audio: Audio) -> Any:
+        """The encoder states of the frames of `audio` that hold speech (an example of a card)."""
+        encoded, _ = self._encode(audio)
+        return self._states_of(encoded, audio)
+
+    def _states_of(self, encoded: Any, audio: Audio) -> Any:
+        first, last = speech_span(audio)
+        return np.asarray(encoded, dtype=np.float32).reshape(-1, self._tree.width)[first:last]
 
     def _ranked(
         self, lang: Lang, frames: int, sot: list[int], phrases: tuple[str, ...], logprobs: list[float]
@@ -349,6 +386,12 @@ class WhisperRecognizer:
         text = self._tokenizer.decode(tokens).strip()
         score = float(result.scores[0]) if result.scores else -10.0
         return Transcript(text, score * (len(tokens) + 1), tokens)
+
+    def _place_tokens(self, phrase: str, *, capital: bool) -> list[int]:
+        """A place as Whisper writes it: a label as it is ("C2", whatever comes before), words as a card's."""
+        if phrase[:1].isupper() and phrase[1:].isdigit():
+            return [*_tokens(self._tokenizer, phrase), self._period]
+        return self._card_tokens(phrase, capital=capital)
 
     def _card_tokens(self, card: str, *, capital: bool = True) -> list[int]:
         text = card.lower()
