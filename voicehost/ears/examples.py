@@ -236,7 +236,7 @@ def by_example(query: Floats, examples: Sequence[Example], phrases: Sequence[str
     return ByExample(tuple(order), tuple(round(best[phrase], 5) for phrase in order))
 
 
-ESPEAK_VARIANTS: Final = ("m7", "f5", "klatt")
+ESPEAK_VARIANTS: Final = ("m7", "klatt", "klatt2")
 """espeak-ng's variants the examples are said in (none is a voice of the bench's corpus)."""
 
 
