@@ -11,6 +11,7 @@ column and never fail the command: it exits 0 unless something crashes.
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
 import sys
 import time
@@ -56,6 +57,11 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         "addressed; default all): a section of the recognition table, e.g. card,place",
     )
     parser.add_argument("--cache", type=Path, default=default_cache(), help="where synthesized speech is kept")
+    parser.add_argument(
+        "--calibration",
+        type=Path,
+        help="decide with this calibration.json instead of the shipped one (compare calibrations on the same hearings)",
+    )
     parser.add_argument("--out", type=Path, help="also write the tables to this file")
     options = parser.parse_args(argv)
     try:
@@ -143,6 +149,10 @@ def held_out(options: argparse.Namespace) -> list[Utterance]:
 
 def main(argv: list[str] | None = None) -> int:
     options = parse(argv)
+    if options.calibration is not None:
+        from voicehost.decision.calibration import Calibration, use
+
+        use(Calibration.from_dict(json.loads(options.calibration.read_text(encoding="utf-8"))))
     started = time.perf_counter()
     out = Output(options.out)
     out.write(header(shlex.join(sys.argv[1:] if argv is None else argv)))

@@ -15,7 +15,7 @@ from dataclasses import replace
 import pytest
 
 from engine.lang import Lang
-from voicehost.decision import calibration, decide
+from voicehost.decision import FEATURES, calibration, decide
 from voicehost.decision.calibration import Logistic
 from voicehost.ears.heard import ClosedSet, Heard
 from voicehost.understanding import Action, HeardGuess, NotUnderstood, Phase
@@ -55,7 +55,8 @@ def heard(text: str, *, names: dict[str, float], places: ClosedSet | None) -> He
     )
 
 
-SURE = replace(calibration(), place=Logistic(bias=-6.0, weights=(12.0, 0.0, 0.0, 0.0, 0.0, 0.0), act=0.9, ask=0.5))
+SHARE_ONLY = (12.0, *[0.0] * (len(FEATURES) - 1))
+SURE = replace(calibration(), place=Logistic(bias=-6.0, weights=SHARE_ONLY, act=0.9, ask=0.5))
 """A place model that acts on a share above ~0.68 and asks back from 0.5: what the tests need to see."""
 
 

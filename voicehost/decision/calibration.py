@@ -37,13 +37,14 @@ class Logistic:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], where: str = "the calibration") -> Logistic:
         weights = data["weights"]
-        missing = [name for name in FEATURES if name not in weights]
-        if missing:
-            raise ValueError(f"{where} has no weight for {', '.join(missing)}")
+        known = [name for name in weights if name in FEATURES]
+        if len(known) < len(weights) or not known:
+            raise ValueError(f"{where} weighs features the decision does not compute: {', '.join(weights)}")
+        # a feature the model was fitted without weighs nothing (a calibration fitted before it was added)
         act, ask = float(data["act"]), float(data["ask"])
         if not 0.0 <= ask <= act <= 1.0:
             raise ValueError(f"{where}'s operating points must be 0 <= ask <= act <= 1, not {ask} and {act}")
-        return cls(float(data["bias"]), tuple(float(weights[name]) for name in FEATURES), act, ask)
+        return cls(float(data["bias"]), tuple(float(weights.get(name, 0.0)) for name in FEATURES), act, ask)
 
     def to_dict(self) -> dict[str, Any]:
         weights = dict(zip(FEATURES, self.weights, strict=True))
@@ -97,8 +98,22 @@ class Calibration:
         }
 
 
-@cache
+_chosen: list[Calibration] = []
+
+
 def calibration() -> Calibration:
+    """The calibration the host decides with: the one that ships with it (package data), unless the bench
+    chose another (`use`) to compare calibrations on the same hearings."""
+    return _chosen[-1] if _chosen else shipped()
+
+
+def use(model: Calibration | None) -> None:
+    """Decide with `model` from now on (None: the shipped calibration again)."""
+    _chosen[:] = [model] if model is not None else []
+
+
+@cache
+def shipped() -> Calibration:
     """The calibration that ships with the host (package data)."""
     text = resources.files("voicehost.decision").joinpath("calibration.json").read_text(encoding="utf-8")
     return Calibration.from_dict(json.loads(text))
