@@ -105,19 +105,28 @@ class Hearings:
     def key(utterance: Utterance, condition: Condition, context: Context) -> str:
         return f"{utterance.uid}|{condition.name}|{zlib.crc32(repr(context).encode()):08x}"
 
-    def heard(self, recognizer: Recognizer, utterance: Utterance, condition: Condition, context: Context) -> Heard:
+    def peek(self, utterance: Utterance, condition: Condition, context: Context) -> Heard | None:
+        """What was heard and kept, with its second signal; None when either is not kept yet."""
         key = self.key(utterance, condition, context)
         whisper, second = self._heard.get(key), self._second.get(key)
-        if whisper is not None and second is not None:
-            kept: Heard = dataclasses.replace(from_json(whisper), **_second_of(second))
+        if whisper is None or second is None:
+            return None
+        kept: Heard = dataclasses.replace(from_json(whisper), **_second_of(second))
+        return kept
+
+    def heard(self, recognizer: Recognizer, utterance: Utterance, condition: Condition, context: Context) -> Heard:
+        key = self.key(utterance, condition, context)
+        kept = self.peek(utterance, condition, context)
+        if kept is not None:
             return kept
+        whisper = self._heard.get(key)
         audio = audio_of(utterance, condition, self.cache_dir)
         if whisper is None or self._checked < SAME_FIELDS_CHECKED:
             found = recognizer.recognize(audio, context)
             if whisper is not None:  # recomputed whole: Whisper's part must be what was kept
                 self._checked += 1
-                kept, now = _comparable(from_json(whisper)), _comparable(found)
-                if kept != now:
+                before, now = _comparable(from_json(whisper)), _comparable(found)
+                if before != now:
                     raise RuntimeError(f"{key}: the kept hearing differs from a fresh one ({self.path})")
             else:
                 self._append(self.path, self._heard, key, to_json(found))

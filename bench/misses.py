@@ -12,12 +12,12 @@ card, and the first card of the two together as the decision ranks them.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 from bench.report import percent, table
 from engine.lang import Lang
-from voicehost.decision import evidence
+from voicehost.decision import calibration, evidence
 from voicehost.decision.places import place_evidence
 from voicehost.ears.heard import Heard
 from voicehost.understanding import Phase, understand
@@ -53,9 +53,11 @@ class VoiceTally:
             self.outcomes[name] = self.outcomes.get(name, 0) + count
 
 
-def scored_first(heard: Heard, card: str, cards: Sequence[str], lang: Lang) -> bool:
-    """Whether the scores of the cards' names put `card` first (as the decision reads them)."""
-    found = evidence(heard, cards=cards, lang=lang)
+def scored_first(heard: Heard, card: str, cards: Sequence[str], lang: Lang, *, fused: bool = False) -> bool:
+    """Whether the scores of the cards' names put `card` first as the decision reads them: the scores
+    alone, or (`fused`) with the second signal weighed in as the calibration weighs it."""
+    model = calibration() if fused else replace(calibration(), example_weight=0.0)
+    found = evidence(heard, cards=cards, lang=lang, model=model)
     return found is not None and found.top == card
 
 
@@ -68,7 +70,7 @@ def place_scored_first(heard: Heard, card: str, grid: Grid, lang: Lang) -> bool:
 
 def example_first(heard: Heard, card: str, cards: Sequence[str]) -> bool | None:
     """Whether the second signal alone puts `card` first among `cards`; None when it was not computed."""
-    examples = getattr(heard, "examples", None)
+    examples = heard.examples
     if examples is None:
         return None
     costs = {phrase: cost for phrase, cost in zip(examples.phrases, examples.costs, strict=True) if phrase in cards}

@@ -376,12 +376,15 @@ def _record_voice(results: Results, hearing: Hearing, moved: Outcome, grid: Grid
     """The per-voice tally of a guess or a place: the scorer's first card beside what the host did."""
     said, heard = hearing.utterance, hearing.heard
     assert said.card is not None
+    fused = None
     if said.kind in PLACE_KINDS:
         first = misses.place_scored_first(heard, said.card, grid, said.lang)
         group, by_example, gated = misses.PLACES, None, heard.places is not None
     else:
         first = misses.scored_first(heard, said.card, grid.cards, said.lang)
         group, by_example, gated = misses.NAMES, misses.example_first(heard, said.card, grid.cards), False
+        if by_example is not None:
+            fused = misses.scored_first(heard, said.card, grid.cards, said.lang, fused=True)
     misses.record(
         results.voices,
         lang=said.lang,
@@ -391,6 +394,7 @@ def _record_voice(results: Results, hearing: Hearing, moved: Outcome, grid: Grid
         outcome=moved.value,
         first=first,
         by_example=by_example,
+        fused=fused,
         gated=gated,
     )
 

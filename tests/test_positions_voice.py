@@ -68,6 +68,10 @@ PLACES = [
     ("it", "classic-it", "riga due, colonna tre", "PULCINO"),
     ("en", "classic-en", "C2", "DRUMMER"),  # a letter and a number, as the display labels the grid
     ("pt-BR", "classic-pt-BR", "cê dois", "TROMPETE"),
+    ("en", "classic-en", "I think it's C2", "DRUMMER"),  # after a lead-in, scored as a card after one
+    ("en", "classic-en", "my guess is B4", "MAGPIE"),
+    ("pt-BR", "classic-pt-BR", "eu acho que é cê dois", "TROMPETE"),
+    ("it", "classic-it", "io dico bi quattro", "BALCONE"),
 ]
 
 

@@ -68,6 +68,7 @@ class Calibration:
     name_ask: float  # ...from which it is asked back as if said to the host, hedged (below `name_gain`)
     fitted: Mapping[str, Any]  # what it was fitted on, for the record
     place: Logistic | None = None  # None: a place heard only by the scores is asked back, never acted on
+    example_weight: float = 0.0  # nats a card loses per unit of its examples' cost above the best card's
 
     def probability(self, features: GuessFeatures) -> float:
         return _logistic(self.bias, self.weights, features)
@@ -86,6 +87,7 @@ class Calibration:
             name_ask=float(data.get("name", {}).get("ask", math.inf)),
             fitted=dict(data.get("fitted", {})),
             place=Logistic.from_dict(data["place"], "the place calibration") if "place" in data else None,
+            example_weight=float(data.get("examples", {}).get("weight", 0.0)),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -95,6 +97,7 @@ class Calibration:
             "commands": {"answer_share": self.answer_share, "pass_share": self.pass_share},
             "name": {"gain": self.name_gain, "ask": self.name_ask},
             **({"place": self.place.to_dict()} if self.place is not None else {}),
+            "examples": {"weight": self.example_weight},
         }
 
 

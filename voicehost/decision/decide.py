@@ -18,7 +18,7 @@ from typing import Final
 
 from engine.lang import Lang
 from voicehost.decision.calibration import Calibration, calibration
-from voicehost.decision.features import GuessFeatures
+from voicehost.decision.features import GuessFeatures, with_examples
 from voicehost.decision.places import PlaceEvidence, placed_move
 from voicehost.ears.heard import ClosedSet, Heard
 from voicehost.understanding import (
@@ -66,7 +66,7 @@ def decide(
         return _by_place(heard, placed, model)
     if isinstance(said, OffGrid) or (isinstance(said, HeardGuess) and said.place):
         return said
-    found = evidence(heard, cards=cards, lang=lang, answering=answering, before=before)
+    found = evidence(heard, cards=cards, lang=lang, answering=answering, before=before, model=model)
     if found is None:
         return said
     if found.features is None:
@@ -120,6 +120,7 @@ def evidence(
     lang: Lang,
     answering: bool = False,
     before: Mapping[str, float] | None = None,
+    model: Calibration | None = None,
 ) -> Evidence | None:
     """The scores of the phrases that may be meant now, with what was heard before added in; None when
     the engine scored nothing that covers these cards (the transcript alone is read then)."""
@@ -127,6 +128,7 @@ def evidence(
     if closed is None:
         return None
     logits = dict(zip(closed.phrases, closed.logits, strict=True))
+    logits = with_examples(logits, heard.examples, (model or calibration()).example_weight)  # the second signal
     if before:
         for card, share in before.items():  # what was heard before counts: a repeated card adds up
             if card in logits:

@@ -7,7 +7,7 @@ from dataclasses import astuple, dataclass, fields
 from typing import Final
 
 from engine.lang import Lang
-from voicehost.ears.heard import Heard
+from voicehost.ears.heard import ByExample, Heard
 from voicehost.understanding import Action, HeardGuess, Understanding, match_card
 
 MAX_MARGIN: Final = 20.0
@@ -104,3 +104,14 @@ def example_lead(heard: Heard, card: str, phrases: tuple[str, ...]) -> float | N
 
 
 FEATURES: Final = tuple(field.name for field in fields(GuessFeatures))
+
+
+def with_examples(logits: Mapping[str, float], examples: ByExample | None, weight: float) -> dict[str, float]:
+    """The cards' scores with the second signal weighed in: each card loses `weight` nats per unit of cost
+    its examples align above the best card's (phrases without examples, "pass", keep theirs). The weight
+    is the calibration's, fitted on the tuning voices (0: the scores alone)."""
+    if examples is None or weight == 0.0:
+        return dict(logits)
+    costs = dict(zip(examples.phrases, examples.costs, strict=True))
+    best = min((costs[phrase] for phrase in logits if phrase in costs), default=0.0)
+    return {phrase: value - weight * (costs.get(phrase, best) - best) for phrase, value in logits.items()}
