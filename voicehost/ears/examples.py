@@ -41,8 +41,9 @@ TAIL_S: Final = 0.1
 """Around an example, what the voice activity detector hands the recognizer around a guess."""
 SPEECH_DB: Final = -35.0
 """A 20 ms frame this far below the loudest frame of an example is silence, left out of it."""
-MAX_EXAMPLES: Final = 2400
-"""Examples kept (a card in one voice each): about 100 boards' worth, ~60 MB at most."""
+MAX_EXAMPLES: Final = 400
+"""Examples kept (a card in one voice each): the last four boards' worth (three or four voices), ~16 MB at
+most in float16 (a card's example is about 40 frames of 512)."""
 SKIP_WEIGHT: Final = 2.0
 """An example frame skipped (the guess said faster) still costs: its neighbour's distance counts twice."""
 INFINITE: Final = np.float32(1e9)
@@ -84,7 +85,7 @@ def speech_span(audio: Audio, start: int = 0) -> tuple[int, int]:
     return first, max(first + 1, int(loud[-1]) + 1)
 
 
-def align(query: Floats, examples: Sequence[Floats]) -> Floats:
+def align(query: Floats, examples: Sequence[npt.NDArray[np.float16] | Floats]) -> Floats:
     """The cost of each example found in the query (both unit rows): subsequence dynamic time warping,
     the example whole, anywhere in the query, the query said between half and twice the example's speed;
     the mean cosine distance along the best path (0 alike .. 2 opposite). Every example advances one of
@@ -99,7 +100,7 @@ def align(query: Floats, examples: Sequence[Floats]) -> Floats:
     frames = len(query)
     # distances of every example frame to every query frame: one product, then laid out as
     # (examples, example frame, query frame), rows past an example's end pointing at a row of zeros
-    rows = np.concatenate([*examples, np.zeros((1, query.shape[1]), dtype=np.float32)])
+    rows = np.concatenate([*examples, np.zeros((1, query.shape[1]), dtype=examples[0].dtype)]).astype(np.float32)
     flat = 1.0 - rows @ query.T
     starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
     index = starts[:, None] + np.arange(longest)[None, :]
@@ -131,11 +132,11 @@ def align(query: Floats, examples: Sequence[Floats]) -> Floats:
 
 @dataclass(frozen=True)
 class Example:
-    """A card said by one of the host's voices: its encoder states with speech, as unit rows."""
+    """A card said by one of the host's voices: its encoder states with speech, as unit rows (float16)."""
 
     phrase: str
     voice: str
-    states: Floats
+    states: npt.NDArray[np.float16] | Floats
 
 
 class ExampleBank:
@@ -216,7 +217,7 @@ class ExampleBank:
         states = self._encode(clip)[first:last]
         if len(states) < 2:
             return None
-        return Example(phrase, voice, unit_rows(states))
+        return Example(phrase, voice, unit_rows(states).astype(np.float16))  # half the memory, same ranking
 
     @property
     def size_bytes(self) -> int:
