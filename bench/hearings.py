@@ -47,9 +47,29 @@ def _version(names: tuple[str, ...]) -> str:
     return digest.hexdigest()[:12]
 
 
+def _host_voices() -> str:
+    """The Piper voices installed (the second signal's examples are said by them too, where installed)."""
+    from voicehost.speech_models import Manifest, ModelError
+    from voicehost.speech_models.catalog import installed_path
+
+    found = []
+    for lang in ("pt-BR", "pt-PT", "it", "en"):
+        try:
+            spec = Manifest.load().default_for(lang, "piper")
+        except ModelError:
+            continue
+        if installed_path(spec) is not None:
+            found.append(spec.id)
+    return ",".join(found)
+
+
+def _second_version() -> str:
+    return _version(SECOND_CODE) + (f"+{zlib.crc32(_host_voices().encode()):08x}" if _host_voices() else "")
+
+
 def evidence_version() -> str:
     """The version of Whisper's evidence and of the second signal's, as the store's files are named."""
-    return f"{_version(WHISPER_CODE)}-{_version(SECOND_CODE)}"
+    return f"{_version(WHISPER_CODE)}-{_second_version()}"
 
 
 def to_json(heard: Heard) -> dict[str, Any]:
@@ -94,7 +114,7 @@ class Hearings:
 
     def __init__(self, cache_dir: Path) -> None:
         self.cache_dir = cache_dir
-        whisper, second = _version(WHISPER_CODE), _version(SECOND_CODE)
+        whisper, second = _version(WHISPER_CODE), _second_version()
         self.path = cache_dir.parent / f"hearings-{whisper}.jsonl"
         self.second_path = cache_dir.parent / f"second-{whisper}-{second}.jsonl"
         self._heard = _read(self.path)
