@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
-from typing import Final, Protocol
+from typing import Any, Final, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -190,6 +190,10 @@ class ExampleBank:
         try:
             with ThreadPoolExecutor(max_workers=4, thread_name_prefix="voicehost-examples") as pool:
                 said = list(pool.map(lambda item: item[1].synthesize(item[0]), todo))
+            for voice in self._voices(lang):
+                release = getattr(voice, "release", None)
+                if release is not None:
+                    release()  # a neural voice's model is not kept between boards
             made = [self._example(phrase, voice.name, audio) for (phrase, voice), audio in zip(todo, said, strict=True)]
             with self._lock:
                 for example in made:
@@ -256,18 +260,29 @@ class EspeakVoice:
 
 
 class PiperVoice:
-    """The installed Piper voice of the game's language (`voicehost models install LANG --engine piper`)."""
+    """The installed Piper voice of the game's language (`voicehost models install LANG --engine piper`),
+    loaded while a board's examples are made and let go after (`release`): ~100 MB the host does not keep."""
 
     def __init__(self, lang: Lang) -> None:
-        from voicehost.mouth.piper import PiperSynthesizer
+        from voicehost.mouth.piper import voice_file
 
-        self._synthesizer = PiperSynthesizer.for_lang(lang)
+        self._model = voice_file(lang)  # SpeechError when none is installed
+        self._synthesizer: Any = None
         self.name = "piper"
         self._lock = threading.Lock()
 
     def synthesize(self, text: str) -> Audio:
+        from voicehost.mouth.piper import PiperSynthesizer
+
         with self._lock:
-            return self._synthesizer.synthesize(text)
+            if self._synthesizer is None:
+                self._synthesizer = PiperSynthesizer(self._model)
+            audio: Audio = self._synthesizer.synthesize(text)
+            return audio
+
+    def release(self) -> None:
+        with self._lock:
+            self._synthesizer = None
 
 
 @cache
