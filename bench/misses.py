@@ -39,6 +39,7 @@ class VoiceTally:
     by_example: int = 0  # the second signal's first card is the one meant
     with_example: int = 0  # ...of how many it was computed for
     fused: int = 0  # the card first when both are weighed as the decision weighs them
+    decided: int = 0  # the decision step acted on the card meant (before the attention step's verdict)
     gated: int = 0  # places only: how many the ears scored as places at all
     outcomes: dict[str, int] = field(default_factory=dict)
 
@@ -48,6 +49,7 @@ class VoiceTally:
         self.by_example += other.by_example
         self.with_example += other.with_example
         self.fused += other.fused
+        self.decided += other.decided
         self.gated += other.gated
         for name, count in other.outcomes.items():
             self.outcomes[name] = self.outcomes.get(name, 0) + count
@@ -89,11 +91,13 @@ def record(
     by_example: bool | None = None,
     fused: bool | None = None,
     gated: bool = False,
+    decided: bool = False,
 ) -> None:
     tally = tallies.setdefault((lang.value, voice, condition, group), VoiceTally())
     tally.n += 1
     tally.first += first
     tally.gated += gated
+    tally.decided += decided
     if by_example is not None:
         tally.with_example += 1
         tally.by_example += by_example
@@ -116,6 +120,7 @@ HEADERS: Final = [
     "wrong",
     "model lost %",
     "decision held back %",
+    "attention held back %",
 ]
 
 
@@ -135,7 +140,8 @@ def _cells(lang: str, voice: str, condition: str, tally: VoiceTally) -> list[obj
         percent(tally.outcomes.get("missed", 0), tally.n),
         tally.outcomes.get("wrong reveal", 0),
         percent(tally.n - tally.first, tally.n),
-        percent(max(0, tally.first - right), tally.n),
+        percent(max(0, tally.first - tally.decided), tally.n),
+        percent(max(0, tally.decided - right), tally.n),
     ]
 
 
@@ -159,8 +165,10 @@ def voices_table(tallies: Mapping[tuple[str, str, str, str], VoiceTally], group:
         "",
         "*scorer first*: the ears' scores put the card meant first; *example first*: the second signal alone "
         "(query by example) did; *fused first*: both weighed together did. *model lost*: the scorer did not "
-        "put it first, so no decision could act on it; *decision held back*: it did, and the host still did "
-        "not act at once (asked back or asked again): the operating point's caution.",
+        "put it first, so no decision could act on it; *decision held back*: it did, and the calibrated "
+        "decision did not act on it at once (asked back or asked again): the operating point's caution; "
+        "*attention held back*: the decision acted, and the attention step asked back instead (in the open "
+        "way, a card found by the scores alone, its transcript naming no card, is asked back: it may be talk).",
         "",
         table(HEADERS, rows),
     ]

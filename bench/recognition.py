@@ -28,6 +28,7 @@ from bench.korean import KOREAN_FILLERS, KOREAN_NOUNS, KoreanWord, korean_audio,
 from bench.places import PLACE_KINDS
 from bench.report import percent, table
 from engine.lang import Lang
+from voicehost.decision import decide
 from voicehost.ears.audio import Audio
 from voicehost.ears.context import Context, make_context
 from voicehost.ears.heard import Heard, Recognizer
@@ -360,7 +361,9 @@ def score_whisper(hearings: Sequence[Hearing], results: Results) -> None:
         moved = outcome(said, attention, understood, lang)
         results.tally(HOST, lang.value, hearing.condition, said.kind).add(moved)
         if said.card is not None and places is not None:
-            _record_voice(results, hearing, moved, places)
+            decided = decide(heard, phase=Phase.GUESS, cards=where.board, lang=lang, grid=places)
+            acted = decided.action is Action.ACCEPT and isinstance(decided, HeardGuess) and decided.card == said.card
+            _record_voice(results, hearing, moved, places, acted)
         if moved in (Outcome.WRONG_REVEAL, Outcome.WRONG_OTHER):
             results.wrong(HOST, where_heard, said, understood)
         plain = exact_move(heard.text, lang, where.cards, guessing=where.guessing)
@@ -372,7 +375,7 @@ def score_whisper(hearings: Sequence[Hearing], results: Results) -> None:
             )
 
 
-def _record_voice(results: Results, hearing: Hearing, moved: Outcome, grid: Grid) -> None:
+def _record_voice(results: Results, hearing: Hearing, moved: Outcome, grid: Grid, decided: bool) -> None:
     """The per-voice tally of a guess or a place: the scorer's first card beside what the host did."""
     said, heard = hearing.utterance, hearing.heard
     assert said.card is not None
@@ -396,6 +399,7 @@ def _record_voice(results: Results, hearing: Hearing, moved: Outcome, grid: Grid
         by_example=by_example,
         fused=fused,
         gated=gated,
+        decided=decided,
     )
 
 
