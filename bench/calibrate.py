@@ -189,14 +189,17 @@ EXAMPLE_WEIGHTS: Final = (0.0, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 60.0)
 
 def example_weight(heard: Sequence[tuple[Utterance, Condition, Heard]]) -> tuple[float, str]:
     """The weight of the second signal in the cards' scores: of EXAMPLE_WEIGHTS, the one under which the
-    card meant is likeliest (the softmax of the weighed scores, over every guess whose card was scored);
-    and how often each weight put the card meant first."""
+    card meant is likeliest (the softmax of the weighed scores, over every guess whose card was scored) on
+    the tuning voices that are not espeak-ng's own (the examples are said by espeak-ng: its own voices match
+    them far better than any person would); and how often each weight put the card meant first."""
     likelihood: dict[float, float] = dict.fromkeys(EXAMPLE_WEIGHTS, 0.0)
     first: dict[float, int] = dict.fromkeys(EXAMPLE_WEIGHTS, 0)
     counted = 0
     for utterance, _, said in heard:
         closed = said.closed
         if closed is None or utterance.card not in closed.phrases or said.examples is None:
+            continue
+        if utterance.voice.hard_tail:
             continue
         counted += 1
         cards = set(boards(utterance.lang)[utterance.board].cards)
