@@ -90,3 +90,15 @@ def test_the_bench_can_decide_with_another_calibration() -> None:
     finally:
         use(None)
     assert calibration() is not never
+
+
+def test_a_language_with_its_own_model_is_decided_by_it() -> None:
+    from voicehost.decision.calibration import Logistic
+
+    said = heard({"CHERRY": -0.5, "WALRUS": -9.0, "ROBIN": -9.0}, None)
+    never = replace(calibration(), act=1.0, ask=1.0)
+    always = Logistic(0.0, (0.0,) * len(FEATURES), act=0.5, ask=0.5)
+    model = replace(never, by_lang={"pt-PT": always})
+    assert decide(said, phase=Phase.GUESS, cards=CARDS, lang=Lang.EN, model=model).action.value == "reprompt"
+    assert decide(said, phase=Phase.GUESS, cards=CARDS, lang=Lang.PT_PT, model=model).action.value == "accept"
+    assert Calibration.from_dict(model.to_dict()).by_lang == {"pt-PT": always}

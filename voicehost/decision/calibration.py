@@ -12,11 +12,12 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import Any
 
+from engine.lang import Lang
 from voicehost.decision.features import FEATURES, GuessFeatures
 
 
@@ -69,6 +70,12 @@ class Calibration:
     fitted: Mapping[str, Any]  # what it was fitted on, for the record
     place: Logistic | None = None  # None: a place heard only by the scores is asked back, never acted on
     example_weight: float = 0.0  # nats a card loses per unit of its examples' cost above the best card's
+    by_lang: Mapping[str, Logistic] = field(default_factory=dict)  # a language's own guess model, where fitted
+
+    def guess_model(self, lang: Lang) -> Logistic:
+        """The model that weighs a card named by its name in `lang`: the language's own where the tuning data
+        supported one, else the one fitted on every language."""
+        return self.by_lang.get(lang.value) or Logistic(self.bias, self.weights, self.act, self.ask)
 
     def probability(self, features: GuessFeatures) -> float:
         return _logistic(self.bias, self.weights, features)
@@ -88,6 +95,10 @@ class Calibration:
             fitted=dict(data.get("fitted", {})),
             place=Logistic.from_dict(data["place"], "the place calibration") if "place" in data else None,
             example_weight=float(data.get("examples", {}).get("weight", 0.0)),
+            by_lang={
+                lang: Logistic.from_dict(model, f"the {lang} guess calibration")
+                for lang, model in data.get("guess_by_lang", {}).items()
+            },
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -98,6 +109,7 @@ class Calibration:
             "name": {"gain": self.name_gain, "ask": self.name_ask},
             **({"place": self.place.to_dict()} if self.place is not None else {}),
             "examples": {"weight": self.example_weight},
+            **({"guess_by_lang": {k: v.to_dict() for k, v in self.by_lang.items()}} if self.by_lang else {}),
         }
 
 

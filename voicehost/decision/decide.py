@@ -71,13 +71,14 @@ def decide(
         return said
     if found.features is None:
         return _command(heard, said, found.top, found.shares[found.top], lang, answering, model)
-    probability = model.probability(found.features)
+    guess = model.guess_model(lang)  # the language's own model where one was fitted
+    probability = guess.probability(found.features)
     offered = tuple(
         Candidate(card, round(100 * found.shares[card], 1))
         for card in sorted((c for c in found.shares if c in cards), key=lambda c: -found.shares[c])
         if found.shares[card] >= ALTERNATIVE_SHARE or card == found.top
     )[:MAX_CANDIDATES]
-    return _verdict(heard, probability, model.act, model.ask, found.top, offered)
+    return _verdict(heard, probability, guess.act, guess.ask, found.top, offered)
 
 
 def _verdict(
