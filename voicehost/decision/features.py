@@ -31,6 +31,7 @@ class GuessFeatures:
     words: float  # how many words the transcript has (a card is one or two; talk is many)
     example_lead: float  # how much better its examples align than any other card's (the second signal; <0: worse)
     example_first: float  # 1 when the second signal puts it first too
+    examples_agree: float  # 1 when the scores alone and the sounds alone put the same card first (this one)
     snr: float  # how far the speech stood above the room's noise, in dB (0..40): the same scores mean less in a din
 
     def vector(self) -> tuple[float, ...]:
@@ -52,6 +53,7 @@ class GuessFeatures:
         agrees = isinstance(said, HeardGuess) and said.card == card and said.action is Action.ACCEPT
         resembles = max((c.score for c in match_card(heard.text, [card], lang)), default=0.0) / 100.0
         lead = example_lead(heard, card, tuple(logits))
+        agree = lead is not None and lead > 0 and _scored_first(heard, tuple(logits)) == card
         return cls.measured(
             heard,
             share=shares[card],
@@ -60,6 +62,7 @@ class GuessFeatures:
             resembles=resembles,
             logprob=logprob,
             example_lead=lead,
+            agree=agree,
         )
 
     @classmethod
@@ -73,10 +76,12 @@ class GuessFeatures:
         resembles: float,
         logprob: float,
         example_lead: float | None = None,
+        agree: bool = False,
     ) -> GuessFeatures:
         """The features from what was measured, each in its range: for a card named by its name (`of`) or
         by its place (`voicehost.decision.places`); `logprob` the phrase's own score, `example_lead` the
-        second signal's (None: not computed, e.g. for a place)."""
+        second signal's (None: not computed, e.g. for a place), `agree` whether the scores alone put the
+        same card first as the second signal alone."""
         transcript = heard.transcript_logprob if heard.transcript_logprob is not None else logprob
         lead = 0.0 if example_lead is None else min(MAX_EXAMPLE_LEAD, max(-MAX_EXAMPLE_LEAD, example_lead))
         return cls(
@@ -88,8 +93,17 @@ class GuessFeatures:
             words=float(min(MAX_WORDS, len(heard.text.split()))),
             example_lead=lead,
             example_first=1.0 if example_lead is not None and example_lead > 0 else 0.0,
+            examples_agree=1.0 if agree else 0.0,
             snr=heard.snr_db if heard.snr_db is not None else QUIET_DB,
         )
+
+
+def _scored_first(heard: Heard, phrases: tuple[str, ...]) -> str | None:
+    """The phrase among `phrases` the scores alone put first (before the second signal is weighed in)."""
+    closed = heard.closed
+    if closed is None:
+        return None
+    return next((phrase for phrase in closed.phrases if phrase in phrases), None)  # best first
 
 
 def example_lead(heard: Heard, card: str, phrases: tuple[str, ...]) -> float | None:

@@ -4,11 +4,12 @@ The decision's confidence depends on the room: the same scores are worth less wh
 over the guess. The detector hands the recognizer an utterance with a little of the room around it (its
 pre-roll and closing silence) and the pauses between its words: the quieter 20 ms frames are the room,
 the loudest the speech over it. The estimate is the gap between the loudest tenth of the frames and the
-frame a quarter of the way up from the quietest, in dB: 40 (the cap) in a quiet room, 10-20 with people
-talking nearby at a normal level. Not the very quietest frames: talk around the table has pauses too,
-and a short utterance may fall in one (on the bench's babble, the quietest tenth read as a quiet room for
-most guesses heard with four talkers at 10 dB; with the quarter, the median guess reads 43 dB clean,
-18 at 20 dB, 15 at 10 dB and 12 at 5 dB, though one in ten clean guesses reads under 20). It is a feature of the calibrated decision, never a verdict of its own.
+frame a quarter of the way up from the quietest, in dB, capped at 40. Not the very quietest frames:
+talk around the table has pauses too, and a short utterance may fall in one (on the bench's babble the
+quietest tenth read as a quiet room for most guesses heard with four talkers at 10 dB). With the quarter,
+the median guess of the tuning voices reads 40 clean, about 18 at 20 dB of babble, 15 at 10 dB and 12
+at 5 dB, though one clean guess in ten reads under 20. It is a feature of the calibrated decision, never
+a verdict of its own.
 """
 
 from __future__ import annotations
