@@ -414,6 +414,7 @@ def main(argv: list[str] | None = None) -> int:
         help="more rooms, heard on the test board's guesses only (noise at other levels)",
     )
     parser.add_argument("--places", choices=("every", "some"), default="every", help="every place, or five of them")
+    parser.add_argument("--boards", default="test,dealt-101,dealt-202", help="the boards whose guesses are heard")
     parser.add_argument(
         "--keep-names", action="store_true", help="keep the shipped calibration's points for the host's name"
     )
@@ -428,7 +429,10 @@ def main(argv: list[str] | None = None) -> int:
     conditions = [Condition.parse(name) for name in options.conditions.split(",")]
     extra = [Condition.parse(name) for name in options.extra_conditions.split(",") if name.strip()]
     recognizer = WhisperRecognizer(require(Manifest.load().get("whisper-base")))
-    utterances = [u for lang in langs for u in corpus(lang, voices_of(lang, "tune"), quick=options.quick)]
+    chosen = set(options.boards.split(","))
+    utterances = [
+        u for lang in langs for u in corpus(lang, voices_of(lang, "tune"), quick=options.quick) if u.board in chosen
+    ]
     heard = guesses_heard(recognizer, utterances, conditions, extra, options.cache)
     weight, weight_summary = example_weight(heard)
     found = (sample_of(u, c, h, weight) for u, c, h in heard)
