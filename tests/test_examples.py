@@ -8,6 +8,7 @@ Whisper encoder on a voice, is tested in tests/test_whisper_engine.py.
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 
 import numpy as np
 import pytest
@@ -57,7 +58,7 @@ def test_examples_of_different_lengths_are_aligned_together() -> None:
 
 def test_each_card_costs_its_best_example_and_all_cards_are_ranked() -> None:
     card, other = sounds(20, 18), sounds(21, 18)
-    bank = ExampleBank(lambda audio: audio.reshape(-1, WIDTH), lambda lang: ())
+    bank = ExampleBank(lambda clips: [audio.reshape(-1, WIDTH) for audio in clips], lambda lang: ())
     examples = [
         bank_example("CHERRY", "a", unit_rows(card)),
         bank_example("CHERRY", "b", unit_rows(sounds(22, 18))),
@@ -96,10 +97,10 @@ def test_the_bank_makes_each_example_once_and_every_voice_says_every_card() -> N
     voices = (Voice("one"), Voice("two"))
     encoded: list[int] = []
 
-    def encode(audio: Audio) -> np.ndarray:
-        encoded.append(len(audio))
-        frames = len(audio) // 320
-        return np.tile(np.arange(WIDTH, dtype=np.float32), (frames, 1)) + np.arange(frames)[:, None]
+    def encode(clips: Sequence[Audio]) -> list[np.ndarray]:
+        encoded.append(len(clips))  # a batch at a time
+        frames = [len(audio) // 320 for audio in clips]
+        return [np.tile(np.arange(WIDTH, dtype=np.float32), (n, 1)) + np.arange(n)[:, None] for n in frames]
 
     bank = ExampleBank(encode, lambda lang: voices)
     made = bank.examples(Lang.EN, ("CHERRY", "WALRUS"))
@@ -112,7 +113,7 @@ def test_the_bank_makes_each_example_once_and_every_voice_says_every_card() -> N
     assert all(len(example.states) == 20 for example in made)  # the 0.4 s of speech, not the silence around it
     bank.examples(Lang.EN, ("WALRUS", "CHERRY", "ROBIN"))
     assert sorted(voices[0].said) == ["CHERRY", "ROBIN", "WALRUS"]  # only ROBIN was new
-    assert len(encoded) == 6
+    assert encoded == [4, 2]  # the first board's four examples in one batch, then ROBIN's two
 
 
 def test_the_speech_span_leaves_out_the_silence_around_it() -> None:

@@ -57,8 +57,9 @@ class ExampleVoice(Protocol):
     def synthesize(self, text: str) -> Audio: ...
 
 
-Encoder = Callable[[Audio], Floats]
-"""Audio (as the detector hands it: pre-roll, speech, tail) -> its encoder states, (frames, width)."""
+Encoder = Callable[[Sequence[Audio]], list[Floats]]
+"""Clips (as the detector hands them: pre-roll, speech, tail) -> each one's encoder states, (frames, width):
+a board's examples are encoded in batches, about three times cheaper than one by one."""
 
 
 def unit_rows(states: Floats) -> Floats:
@@ -194,7 +195,7 @@ class ExampleBank:
                 release = getattr(voice, "release", None)
                 if release is not None:
                     release()  # a neural voice's model is not kept between boards
-            made = [self._example(phrase, voice.name, audio) for (phrase, voice), audio in zip(todo, said, strict=True)]
+            made = self._examples(todo, said)
             with self._lock:
                 for example in made:
                     if example is not None:
@@ -212,16 +213,21 @@ class ExampleBank:
         if self.missing(lang, phrases):
             threading.Thread(target=self.prepare, args=(lang, tuple(phrases)), daemon=True).start()
 
-    def _example(self, phrase: str, voice: str, audio: Audio) -> Example | None:
-        if len(audio) == 0:
-            return None
+    def _examples(self, todo: Sequence[tuple[str, ExampleVoice]], said: Sequence[Audio]) -> list[Example]:
+        """Each card said, with the detector's silence around it, encoded; its frames with speech kept."""
         head, tail = round(PRE_ROLL_S * SAMPLE_RATE), round(TAIL_S * SAMPLE_RATE)
-        clip = np.concatenate([np.zeros(head, np.float32), audio.astype(np.float32), np.zeros(tail, np.float32)])
-        first, last = speech_span(clip, head)
-        states = self._encode(clip)[first:last]
-        if len(states) < 2:
-            return None
-        return Example(phrase, voice, unit_rows(states).astype(np.float16))  # half the memory, same ranking
+        spoken = [(phrase, voice.name, audio) for (phrase, voice), audio in zip(todo, said, strict=True) if len(audio)]
+        clips = [
+            np.concatenate([np.zeros(head, np.float32), audio.astype(np.float32), np.zeros(tail, np.float32)])
+            for _, _, audio in spoken
+        ]
+        encoded = self._encode(clips)
+        made = []
+        for (phrase, voice, _), clip, states in zip(spoken, clips, encoded, strict=True):
+            first, last = speech_span(clip, head)
+            if last - first >= 2:
+                made.append(Example(phrase, voice, unit_rows(states[first:last]).astype(np.float16)))
+        return made
 
     @property
     def size_bytes(self) -> int:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -69,6 +70,8 @@ MAX_LEADS: Final = 3
 NAME_REPLACES: Final = 2
 """The host's name may have been transcribed as up to this many words ("Considero um ...")."""
 MAX_PRIORS: Final = 4096
+EXAMPLE_BATCH: Final = 16
+"""The second signal's examples encoded at once (16 two-second windows: ~10 MB of features and states)."""
 AGREEMENT_CONFIDENCE: Final = 0.95
 """A stop or a clue number the transcript and the scores agree on."""
 STOP_GAP: Final = 2.0
@@ -120,7 +123,7 @@ class WhisperRecognizer:
         self._period = period[0]
         self._comma = self._tokenizer.encode(",", add_special_tokens=False).ids[0]
         self._priors: dict[tuple[str, int, str], float] = {}
-        self._examples = ExampleBank(self._speech_states, example_voices)
+        self._examples = ExampleBank(self._encode_examples, example_voices)
         self._warm_up()
         _return_freed_memory()
 
@@ -209,15 +212,36 @@ class WhisperRecognizer:
         if heard is None or heard.closed is None or context.answering:
             return heard
         started = time.perf_counter()
-        states = self._states_of(encoded, audio)
-        examples = by_example(states, self._examples.examples(context.lang, context.cards), context.cards)
-        timings = (*heard.timings, ("examples", (time.perf_counter() - started) * 1000))
+        made = self._examples.examples(context.lang, context.cards)  # made now only if the board is new to it
+        ready = time.perf_counter()
+        examples = by_example(self._states_of(encoded, audio), made, context.cards)
+        done = time.perf_counter()
+        timings = (*heard.timings, ("examples made", (ready - started) * 1000), ("examples", (done - ready) * 1000))
         return replace(heard, examples=examples, snr_db=snr_db(audio), timings=timings)
 
-    def _speech_states(self, audio: Audio) -> Any:
-        """The encoder states of the frames of `audio` that hold speech (an example of a card)."""
-        encoded, _ = self._encode(audio)
-        return self._states_of(encoded, audio)
+    def prepare(self, context: Context) -> None:
+        """Make the examples of the context's cards in the background (the second signal's, said by the
+        host's voices): call when a board is dealt, so its first guess does not wait for them. The ears
+        do it themselves when they first hear a board outside a guess (its clue)."""
+        if context.cards:
+            self._examples.prepare_in_background(context.lang, context.cards)
+
+    def _encode_examples(self, clips: Sequence[Audio]) -> list[Any]:
+        """Each clip's encoder states, as `_encode` computes them, clips of the same window in one batch."""
+        import ctranslate2
+
+        windows = [self._window(len(clip)) for clip in clips]
+        states: list[Any] = [None] * len(clips)
+        for frames in sorted(set(windows)):
+            chosen = [i for i, window in enumerate(windows) if window == frames]
+            for start in range(0, len(chosen), EXAMPLE_BATCH):
+                batch = chosen[start : start + EXAMPLE_BATCH]
+                features = np.stack([self._features(clips[i], frames) for i in batch]).astype(np.float32)
+                storage = ctranslate2.StorageView.from_array(np.ascontiguousarray(features))
+                encoded = np.asarray(self._model.model.encode(storage, to_cpu=True), dtype=np.float32)
+                for row, i in enumerate(batch):
+                    states[i] = encoded[row].reshape(-1, self._tree.width)
+        return states
 
     def _states_of(self, encoded: Any, audio: Audio) -> Any:
         first, last = speech_span(audio)
@@ -364,12 +388,20 @@ class WhisperRecognizer:
         import ctranslate2
 
         audio = audio[-(self._model.feature_extractor.nb_max_frames - MARGIN_FRAMES) * 160 :]
-        frames = max(MIN_FRAMES, -(-len(audio) // 160 // FRAME_STEP) * FRAME_STEP + MARGIN_FRAMES)
-        padded = np.zeros(frames * 160, dtype=np.float32)
-        padded[: min(len(audio), len(padded))] = audio[: len(padded)]
-        features = self._model.feature_extractor(padded)[:, :frames]
+        frames = self._window(len(audio))
+        features = self._features(audio, frames)
         storage = ctranslate2.StorageView.from_array(np.ascontiguousarray(features[None].astype(np.float32)))
         return self._model.model.encode(storage, to_cpu=True), frames
+
+    @staticmethod
+    def _window(samples: int) -> int:
+        """The mel frames the encoder hears `samples` over: a multiple of FRAME_STEP, with a margin."""
+        return max(MIN_FRAMES, -(-samples // 160 // FRAME_STEP) * FRAME_STEP + MARGIN_FRAMES)
+
+    def _features(self, audio: Audio, frames: int) -> Any:
+        padded = np.zeros(frames * 160, dtype=np.float32)
+        padded[: min(len(audio), len(padded))] = audio[: len(padded)]
+        return self._model.feature_extractor(padded)[:, :frames]
 
     def _transcribe(self, encoded: Any, sot: list[int], max_tokens: int) -> Transcript:
         """The free transcript, greedy."""
