@@ -2,10 +2,13 @@
 points, and write voicehost/decision/calibration.json.
 
 Every card of the corpus's boards, alone and after a lead-in, is said by the TUNING voices only
-(bench/corpus.py VOICE_ROLES) in each condition asked for, and heard by the Whisper engine as the host
-hears it while guessing; for the card the scores put first, the decision's features
-(voicehost/decision/features.py) and whether that card was the one meant are kept. A logistic model
-(Newton's method, a little L2) gives the probability that the first card is right. The operating points:
+(bench/corpus.py VOICE_ROLES) in each condition asked for (and the test board's in more rooms: babble and
+reverb at other levels), and heard by the Whisper engine as the host hears it while guessing, through the
+store of hearings (bench/hearings.py). First the weight of the second signal in the cards' scores is
+chosen (`example_weight`: the likeliest card meant, on the tuning voices that are not espeak-ng's); then,
+for the card the weighed scores put first, the decision's features (voicehost/decision/features.py) and
+whether that card was the one meant are kept. A logistic model (Newton's method, a little L2) gives the
+probability that the first card is right; leave-one-voice-out says what a voice it never saw may expect. The operating points:
 `act` is the lowest probability at which at most one card in 1/WRONG_RATE_AT_ACT acted on at once is not
 the card meant (pooled over voices and conditions: a wrong reveal can be undone, but it costs the
 table); `ask` down to where a card heard with that probability is right at least half the time. Table talk is not
