@@ -8,13 +8,13 @@ store of hearings (bench/hearings.py). First the weight of the second signal in 
 chosen (`example_weight`: the likeliest card meant, on the tuning voices that are not espeak-ng's); then,
 for the card the weighed scores put first, the decision's features (voicehost/decision/features.py) and
 whether that card was the one meant are kept. A logistic model (Newton's method, a little L2) gives the
-probability that the first card is right; leave-one-voice-out says what a voice it never saw may expect. The operating points:
-`act` is the lowest probability at which at most one card in 1/WRONG_RATE_AT_ACT acted on at once is not
-the card meant (pooled over voices and conditions: a wrong reveal can be undone, but it costs the
-table); `ask` down to where a card heard with that probability is right at least half the time. Table talk is not
-weighed here: the attention step (voicehost/understanding/talk.py) keeps it from the decision, and the
-recognition tables report what it lets through. The held-out voices are never read here: the recognition
-tables report them.
+probability that the first card is right; leave-one-voice-out says what a voice it never saw may expect.
+The operating points: `act` is the lowest probability at which at most one card in 1/WRONG_RATE_AT_ACT
+acted on at once is not the card meant (pooled over voices and conditions: a wrong reveal can be undone,
+but it costs the table); `ask` down to where a card heard with that probability is right at least half
+the time. Table talk is not weighed here: the attention step (voicehost/understanding/talk.py) keeps it
+from the decision, and the recognition tables report what it lets through. The held-out voices are never
+read here: the recognition tables report them.
 """
 
 from __future__ import annotations
