@@ -41,10 +41,11 @@ from voicehost.decision import FEATURES, Calibration, calibration, evidence
 from voicehost.decision.calibration import Logistic
 from voicehost.decision.features import with_examples
 from voicehost.decision.places import placed_move
-from voicehost.ears.context import make_context
 from voicehost.ears.heard import Heard
-from voicehost.understanding import Phase, understand
+from voicehost.understanding import Action, Intent, Phase, understand
+from voicehost.understanding.moment import Awaited, ListenMode, Moment
 from voicehost.understanding.positions import Grid
+from voicehost.understanding.reading import Reading
 from voicehost.understanding.talk import form_of, spoken_host_name
 
 T = TypeVar("T")
@@ -134,6 +135,11 @@ def _save(store: Path, known: dict[str, Any]) -> None:
     store.write_text(json.dumps(rows), encoding="utf-8")
 
 
+def guess_moment(utterance: Utterance) -> Moment:
+    """The host waiting for a guess on the utterance's board, every card visible."""
+    return Moment(utterance.lang, Awaited.GUESS, visible=tuple(boards(utterance.lang)[utterance.board].cards))
+
+
 def hear_each(
     recognizer: Any, todo: Sequence[tuple[Utterance, Condition]], cache: Path, what: str
 ) -> list[tuple[Utterance, Condition, Heard]]:
@@ -143,9 +149,8 @@ def hear_each(
     heard: list[tuple[Utterance, Condition, Heard]] = []
     started = time.monotonic()
     for done, (utterance, condition) in enumerate(todo, 1):
-        cards = tuple(boards(utterance.lang)[utterance.board].cards)
-        context = make_context(utterance.lang, True, cards)
-        heard.append((utterance, condition, store.heard(recognizer, utterance, condition, context)))
+        moment = guess_moment(utterance)
+        heard.append((utterance, condition, store.heard(recognizer, utterance, condition, moment)))
         if done % 100 == 0:
             rate = done / max(1e-9, time.monotonic() - started)
             print(f"[calibrate] {what} {done}/{len(todo)} ({rate:.1f}/s)", file=sys.stderr, flush=True)
@@ -156,9 +161,11 @@ def sample_of(utterance: Utterance, condition: Condition, heard: Heard, weight: 
     """The features of the card heard first (the second signal weighed in with `weight`) and whether it is
     the card meant; None when there is no card to weigh (a command or a clue the transcript said plainly,
     or "pass" first)."""
-    cards = boards(utterance.lang)[utterance.board].cards
-    model = replace(calibration(), example_weight=weight)
-    found = evidence(heard, cards=cards, lang=utterance.lang, model=model)
+    reading = Reading(heard.text, guess_moment(utterance), heard.confidence)
+    said = reading.said
+    if said.intent in (Intent.COMMAND, Intent.CLUE) and said.action is not Action.REPROMPT:
+        return None  # a command or a clue the transcript said plainly: the host weighs no card then
+    found = evidence(heard, reading, replace(calibration(), example_weight=weight))
     if found is None or found.features is None:
         return None
     right = utterance.card is not None and found.top == utterance.card
@@ -273,8 +280,9 @@ def collect_names(
     def measure(utterance: Utterance, condition: Condition) -> NameSample:
         name = spoken_host_name(utterance.lang)
         cards = tuple(boards(utterance.lang)[utterance.board].cards)
-        context = make_context(utterance.lang, utterance.phase == "guess", cards, names=(name,))
-        heard = recognizer.recognize(audio_of(utterance, condition, cache), context)
+        awaited = Awaited.GUESS if utterance.phase == "guess" else Awaited.CLUE
+        moment = Moment(utterance.lang, awaited, visible=cards, listening=ListenMode.ADDRESSED, host_names=(name,))
+        heard = recognizer.recognize(audio_of(utterance, condition, cache), moment)
         named = utterance.kind.startswith("named")
         in_text = form_of(heard.text, utterance.lang).addressed
         gain = heard.name_gain if heard.name_gain is not None else -math.inf

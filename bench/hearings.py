@@ -1,4 +1,4 @@
-"""What the ears heard, kept on disk: each (utterance, condition, context) is recognized once per version
+"""What the ears heard, kept on disk: each (utterance, condition, moment) is recognized once per version
 of the ears' code, and the recognition tables and the calibration read the same evidence.
 
 A `Heard` is all the decision step reads (the transcript, the scores, the second signal), so refitting the
@@ -20,8 +20,8 @@ from typing import Any, Final
 
 from bench import ROOT
 from bench.corpus import Condition, Utterance, audio_of
-from voicehost.ears.context import Context
 from voicehost.ears.heard import Heard, Recognizer
+from voicehost.understanding.moment import Moment
 
 WHISPER_CODE: Final = (
     "voicehost/ears/heard.py",
@@ -122,27 +122,27 @@ class Hearings:
         self._checked = 0
 
     @staticmethod
-    def key(utterance: Utterance, condition: Condition, context: Context) -> str:
-        return f"{utterance.uid}|{condition.name}|{zlib.crc32(repr(context).encode()):08x}"
+    def key(utterance: Utterance, condition: Condition, moment: Moment) -> str:
+        return f"{utterance.uid}|{condition.name}|{zlib.crc32(repr(moment).encode()):08x}"
 
-    def peek(self, utterance: Utterance, condition: Condition, context: Context) -> Heard | None:
+    def peek(self, utterance: Utterance, condition: Condition, moment: Moment) -> Heard | None:
         """What was heard and kept, with its second signal; None when either is not kept yet."""
-        key = self.key(utterance, condition, context)
+        key = self.key(utterance, condition, moment)
         whisper, second = self._heard.get(key), self._second.get(key)
         if whisper is None or second is None:
             return None
         kept: Heard = dataclasses.replace(from_json(whisper), **_second_of(second))
         return kept
 
-    def heard(self, recognizer: Recognizer, utterance: Utterance, condition: Condition, context: Context) -> Heard:
-        key = self.key(utterance, condition, context)
-        kept = self.peek(utterance, condition, context)
+    def heard(self, recognizer: Recognizer, utterance: Utterance, condition: Condition, moment: Moment) -> Heard:
+        key = self.key(utterance, condition, moment)
+        kept = self.peek(utterance, condition, moment)
         if kept is not None:
             return kept
         whisper = self._heard.get(key)
         audio = audio_of(utterance, condition, self.cache_dir)
         if whisper is None or self._checked < SAME_FIELDS_CHECKED:
-            found = recognizer.recognize(audio, context)
+            found = recognizer.recognize(audio, moment)
             if whisper is not None:  # recomputed whole: Whisper's part must be what was kept
                 self._checked += 1
                 before, now = _comparable(from_json(whisper)), _comparable(found)
@@ -151,7 +151,7 @@ class Hearings:
             else:
                 self._append(self.path, self._heard, key, to_json(found))
         else:
-            found = second_signal(recognizer, from_json(whisper), audio, context)
+            found = second_signal(recognizer, from_json(whisper), audio, moment)
         self._append(self.second_path, self._second, key, {name: getattr(found, name) for name in SECOND_FIELDS})
         return found
 
@@ -164,12 +164,12 @@ class Hearings:
             store.write(json.dumps({"key": key, "value": value}, ensure_ascii=False) + "\n")
 
 
-def second_signal(recognizer: Any, heard: Heard, audio: Any, context: Context) -> Heard:
+def second_signal(recognizer: Any, heard: Heard, audio: Any, moment: Moment) -> Heard:
     """The second signal of a kept hearing, as `WhisperRecognizer.recognize` computes it (its own methods)."""
     encoded, _ = recognizer._encode(audio)
     cleared = dataclasses.replace(heard, examples=None, snr_db=None, timings=())
-    found: Heard | None = recognizer._second_signal(cleared, encoded, audio, context)
-    return found if found is not None else cleared
+    found: Heard = recognizer._second_signal(cleared, encoded, audio, moment)
+    return found
 
 
 def _plain(value: Any) -> Any:

@@ -21,7 +21,9 @@ from voicehost.decision import calibration, evidence
 from voicehost.decision.places import place_evidence
 from voicehost.ears.heard import Heard
 from voicehost.understanding import Phase, understand
+from voicehost.understanding.moment import Awaited, Moment
 from voicehost.understanding.positions import Grid
+from voicehost.understanding.reading import Reading
 
 NAMES: Final = "names"
 PLACES: Final = "places"
@@ -59,7 +61,7 @@ def scored_first(heard: Heard, card: str, cards: Sequence[str], lang: Lang, *, f
     """Whether the scores of the cards' names put `card` first as the decision reads them: the scores
     alone, or (`fused`) with the second signal weighed in as the calibration weighs it."""
     model = calibration() if fused else replace(calibration(), example_weight=0.0)
-    found = evidence(heard, cards=cards, lang=lang, model=model)
+    found = evidence(heard, Reading(heard.text, Moment(lang, Awaited.GUESS, visible=tuple(cards))), model)
     return found is not None and found.top == card
 
 

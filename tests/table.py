@@ -22,13 +22,13 @@ from engine.competitive import CompetitiveGame
 from engine.events import EventType
 from engine.game import Phase
 from engine.lang import Lang
-from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.audio.samples import SAMPLE_RATE, Audio
+from voicehost.audio.wav import read_wav
 from voicehost.ears.recordings import CHUNK_SECONDS
-from voicehost.ears.wav import read_wav
-from voicehost.referee.attention import Listening
 from voicehost.referee.host import Host, PendingClue
 from voicehost.referee.questions import ConfirmBeforeActing, ConfirmCommand, ConfirmGuess
 from voicehost.understanding import normalize
+from voicehost.understanding.moment import ListenMode
 from voicehost.understanding.talk import spoken_host_name
 
 CLUE_WORDS = {  # words whisper base transcribes from espeak-ng's voices (measured): the clue is free speech
@@ -160,7 +160,7 @@ class Table:
     def as_said(self, text: str, *, answer: bool = False) -> str:
         """The words as a player says them: a move to the host by its name when it listens the addressed
         way ("host, walrus"); an answer to its question needs no name."""
-        if not answer and self.host.listening is Listening.ADDRESSED:
+        if not answer and self.host.listening is ListenMode.ADDRESSED:
             return f"{spoken_host_name(self.host.game.board.lang)}, {text}"
         return text
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from engine.lang import Lang
-from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.ears.conditions import CEILING_DB, snr_db
 from voicehost.ears.examples import ExampleBank, align, by_example, speech_span, unit_rows
 

@@ -13,9 +13,12 @@ import pytest
 from engine.lang import Lang
 from voicehost.decision import FEATURES, calibration, decide, evidence
 from voicehost.decision.calibration import Calibration, use
+from voicehost.decision.cards import Evidence
 from voicehost.decision.features import MAX_EXAMPLE_LEAD, QUIET_DB, with_examples
 from voicehost.ears.heard import ByExample, ClosedSet, Heard
-from voicehost.understanding import Phase
+from voicehost.understanding import Understanding
+from voicehost.understanding.moment import Awaited, Moment
+from voicehost.understanding.reading import Reading
 
 CARDS = ("CHERRY", "WALRUS", "ROBIN")
 
@@ -33,10 +36,23 @@ def heard(logits: dict[str, float], costs: dict[str, float] | None, snr: float |
     return Heard("mumble", 0.3, transcript_logprob=-3.0, closed=closed(logits), examples=examples, snr_db=snr)
 
 
+def reading(said: Heard, lang: Lang = Lang.EN) -> Reading:
+    return Reading(said.text, Moment(lang, Awaited.GUESS, visible=CARDS), said.confidence)
+
+
+def found(said: Heard, model: Calibration | None = None) -> Evidence | None:
+    """What the scores say of `said` while guessing among CARDS (the shipped calibration's weighing)."""
+    return evidence(said, reading(said), model or calibration())
+
+
+def decided(said: Heard, lang: Lang = Lang.EN, model: Calibration | None = None) -> Understanding:
+    return decide(said, reading(said, lang), model)
+
+
 def test_the_second_signal_agreeing_leads_and_disagreeing_trails() -> None:
     logits = {"CHERRY": -1.0, "WALRUS": -4.0, "ROBIN": -5.0}
-    agreeing = evidence(heard(logits, {"CHERRY": 0.40, "WALRUS": 0.55, "ROBIN": 0.60}, 12.0), cards=CARDS, lang=Lang.EN)
-    trailing = evidence(heard(logits, {"CHERRY": 0.58, "WALRUS": 0.50, "ROBIN": 0.60}), cards=CARDS, lang=Lang.EN)
+    agreeing = found(heard(logits, {"CHERRY": 0.40, "WALRUS": 0.55, "ROBIN": 0.60}, 12.0))
+    trailing = found(heard(logits, {"CHERRY": 0.58, "WALRUS": 0.50, "ROBIN": 0.60}))
     assert agreeing is not None and agreeing.features is not None
     assert trailing is not None and trailing.features is not None
     assert agreeing.features.example_lead == pytest.approx(0.15)
@@ -49,8 +65,8 @@ def test_the_second_signal_agreeing_leads_and_disagreeing_trails() -> None:
 
 def test_without_the_second_signal_its_features_are_neutral_and_a_far_lead_is_capped() -> None:
     logits = {"CHERRY": -1.0, "WALRUS": -4.0, "ROBIN": -5.0}
-    none = evidence(heard(logits, None), cards=CARDS, lang=Lang.EN)
-    far = evidence(heard(logits, {"CHERRY": 0.1, "WALRUS": 0.9, "ROBIN": 0.9}), cards=CARDS, lang=Lang.EN)
+    none = found(heard(logits, None))
+    far = found(heard(logits, {"CHERRY": 0.1, "WALRUS": 0.9, "ROBIN": 0.9}))
     assert none is not None and none.features is not None and far is not None and far.features is not None
     assert (none.features.example_lead, none.features.example_first) == (0.0, 0.0)
     assert far.features.example_lead == MAX_EXAMPLE_LEAD
@@ -63,8 +79,8 @@ def test_the_weighed_second_signal_can_change_the_card_first() -> None:
     weighed = with_examples(logits, costs, 20.0)
     assert weighed == pytest.approx({"CHERRY": -3.0, "WALRUS": -1.5, "ROBIN": -11.0, "PASS": -6.0})
     said = heard({"CHERRY": -1.0, "WALRUS": -1.5, "ROBIN": -5.0}, {"WALRUS": 0.40, "CHERRY": 0.50, "ROBIN": 0.70})
-    alone = evidence(said, cards=CARDS, lang=Lang.EN, model=replace(calibration(), example_weight=0.0))
-    fused = evidence(said, cards=CARDS, lang=Lang.EN, model=replace(calibration(), example_weight=20.0))
+    alone = found(said, replace(calibration(), example_weight=0.0))
+    fused = found(said, replace(calibration(), example_weight=20.0))
     assert alone is not None and fused is not None
     assert (alone.top, fused.top) == ("CHERRY", "WALRUS")
 
@@ -86,7 +102,7 @@ def test_the_bench_can_decide_with_another_calibration() -> None:
     never = replace(calibration(), act=1.0, ask=1.0)
     try:
         use(never)
-        assert decide(said, phase=Phase.GUESS, cards=CARDS, lang=Lang.EN).action.value == "reprompt"
+        assert decided(said).action.value == "reprompt"
     finally:
         use(None)
     assert calibration() is not never
@@ -99,6 +115,6 @@ def test_a_language_with_its_own_model_is_decided_by_it() -> None:
     never = replace(calibration(), act=1.0, ask=1.0)
     always = Logistic(0.0, (0.0,) * len(FEATURES), act=0.5, ask=0.5)
     model = replace(never, by_lang={"pt-PT": always})
-    assert decide(said, phase=Phase.GUESS, cards=CARDS, lang=Lang.EN, model=model).action.value == "reprompt"
-    assert decide(said, phase=Phase.GUESS, cards=CARDS, lang=Lang.PT_PT, model=model).action.value == "accept"
+    assert decided(said, Lang.EN, model).action.value == "reprompt"
+    assert decided(said, Lang.PT_PT, model).action.value == "accept"
     assert Calibration.from_dict(model.to_dict()).by_lang == {"pt-PT": always}

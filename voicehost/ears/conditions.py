@@ -18,7 +18,7 @@ from typing import Final
 
 import numpy as np
 
-from voicehost.ears.audio import Audio
+from voicehost.audio.samples import Audio
 
 FRAME_SAMPLES: Final = 320
 """20 ms at 16 kHz."""

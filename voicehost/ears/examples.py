@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.lang import Lang
-from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.ears.heard import ByExample
 
 Floats = npt.NDArray[np.float32]
