@@ -132,3 +132,26 @@ def test_the_room_is_quiet_or_noisy() -> None:
     assert quiet_db == CEILING_DB
     assert noisy_db is not None and 5.0 < noisy_db < 25.0
     assert snr_db(np.zeros(800, dtype=np.float32)) is None  # too short to tell
+
+
+def test_a_board_heard_first_in_its_clue_has_its_examples_made_before_its_first_guess() -> None:
+    """The recognizer makes a board's examples in the background on the first utterance it hears of that
+    board (its clue, usually), so that the first guess does not wait for them (the real Whisper base)."""
+    from tests.speech_models import whisper_base_dir
+    from voicehost.ears.recognizers.whisper import WhisperRecognizer
+    from voicehost.understanding.moment import Awaited, Moment
+
+    recognizer = WhisperRecognizer(whisper_base_dir())
+    voice = Voice("made-up")
+    asked = threading.Event()
+
+    def encode(clips: Sequence[Audio]) -> list[np.ndarray]:
+        asked.set()
+        return [np.ones((len(audio) // 320, WIDTH), dtype=np.float32) for audio in clips]
+
+    recognizer._examples = ExampleBank(encode, lambda lang: (voice,))
+    board = ("CHERRY", "WALRUS", "ROBIN")
+    quiet = np.zeros(SAMPLE_RATE, dtype=np.float32)
+    recognizer.recognize(quiet, Moment(Lang.EN, Awaited.CLUE, visible=board))
+    assert asked.wait(120), "the board's examples were not made after its clue was heard"
+    assert sorted(voice.said) == sorted(board)
