@@ -429,6 +429,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--keep-names", action="store_true", help="keep the shipped calibration's points for the host's name"
     )
+    parser.add_argument(
+        "--no-examples", action="store_true", help="fit without the second signal (a baseline for the bench)"
+    )
     parser.add_argument("--quick", action="store_true", help="a few utterances (a smoke test)")
     parser.add_argument("--cache", type=Path, default=default_cache())
     parser.add_argument("--write", action="store_true", help=f"write the fitted calibration to {TARGET}")
@@ -445,7 +448,9 @@ def main(argv: list[str] | None = None) -> int:
         u for lang in langs for u in corpus(lang, voices_of(lang, "tune"), quick=options.quick) if u.board in chosen
     ]
     heard = guesses_heard(recognizer, utterances, conditions, extra, options.cache)
-    weight, weight_summary = example_weight(heard)
+    if options.no_examples:  # the second signal left out: weighed nothing, its features neutral
+        heard = [(utterance, condition, replace(said, examples=None)) for utterance, condition, said in heard]
+    weight, weight_summary = example_weight(heard) if not options.no_examples else (0.0, "left out (--no-examples)")
     found = (sample_of(u, c, h, weight) for u, c, h in heard)
     samples = [sample for sample in found if sample is not None]
     bias, weights = fit(samples)
