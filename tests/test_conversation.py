@@ -280,3 +280,14 @@ def test_the_lead_in_holds_for_a_lone_side_in_duet() -> None:
     host, _, _ = table("duet-en")
     assert unfinished(Heard("A."), host.moment())
     assert host.moment().sides and host.moment().lang is Lang.EN
+
+
+def test_a_garbled_yes_to_a_clue_question_is_yes_not_a_new_clue() -> None:
+    """ "Clue: music, 2? Yes or no." answered "yes", transcribed "Jess": a lone word is no new clue while a
+    yes or no is awaited; the scores of "yes" and "no" decide."""
+    host, _said, game = table("classic-en")
+    host.hear(Heard("music, two", 0.2))
+    assert host.question is not None and host.pending_clue is not None
+    closed = ClosedSet(("yes", "no"), (-3.0, -12.0), (-3.0, -12.0), (1.0, 0.0))
+    host.hear(Heard("Jess", 0.2, closed=closed, transcript_logprob=-2.5))
+    assert kinds(game)[-1] == "clue" and host.question is None

@@ -64,6 +64,24 @@ def test_the_name_heard_but_not_written_counts_surely_or_is_asked_back() -> None
     assert unsaid.named is None and unsaid.verdict is Attention.HINT
 
 
+def test_a_garbled_name_is_no_talk_and_a_likely_named_line_is_never_met_by_silence() -> None:
+    """ "Aprementa-lo, impresoga": the name garbled into two words made the line look like talk (three
+    words); with the name heard by the ears, what follows it is judged alone. A likely-named line the
+    host cannot read, though it sounds like a card, gets "Sorry?"; talk after a name-like start stays talk."""
+    points = calibration()
+    if not (math.isfinite(points.name_ask) and points.name_ask < points.name_gain):
+        pytest.skip("no name-gain band calibrated")
+    likely = (points.name_ask + points.name_gain) / 2
+    addressed = moment(True, ListenMode.ADDRESSED)
+    garbled = take_up(Heard("Hostly-go, walrus", name_gain=likely, name_words=1), addressed)
+    assert garbled.named is Attention.ASK_BACK and not garbled.form.talk and garbled.verdict is Attention.TAKE
+    assert isinstance(garbled.understood, HeardGuess) and garbled.understood.card == "WALRUS"
+    half = take_up(Heard("Hostly-go, wobble", name_gain=likely, name_words=1), addressed)
+    assert half.verdict is Attention.SORRY
+    talk = take_up(Heard("Hostly-go, is it the walrus or the piano?", name_gain=likely, name_words=1), addressed)
+    assert talk.verdict is Attention.IGNORE
+
+
 TALK_AND_MOVES = [
     ("is it the ocean?", "ignore"),
     ("no, not the ocean", "ignore"),

@@ -23,6 +23,8 @@ from voicehost.understanding import (
     Command,
     HeardCommand,
     HeardGuess,
+    HeardNumber,
+    HeardWord,
     Intent,
     NotUnderstood,
     Understanding,
@@ -67,7 +69,10 @@ def decide(heard: Heard, reading: Reading, model: Calibration | None = None) -> 
     model = model or calibration()
     plain = said.intent in (Intent.COMMAND, Intent.CLUE) and said.action is not Action.REPROMPT
     answer = isinstance(said, HeardCommand) and said.command in (Command.YES, Command.NO)
-    if plain and not (answer and moment.answering):
+    # "Clue: metal, 3?" answered "sim", transcribed "seeing": a lone word is no new clue while a yes or no
+    # is awaited, the scores of "yes" and "no" weigh it
+    garbled_answer = moment.answering and isinstance(said, HeardWord | HeardNumber | NotUnderstood)
+    if plain and not (answer and moment.answering) and not garbled_answer:
         # a command or a clue said plainly: the cards' names are not weighed against it, a place may be
         if heard.places is not None:
             placed = card_verdict(replace(heard, closed=None), reading, model)

@@ -47,10 +47,14 @@ class TakenUp:
 def take_up(heard: Heard, moment: Moment) -> TakenUp:
     """The form, the name, the decision, the verdict and the hedge of one utterance heard at `moment`."""
     form = form_of(heard.text, moment.lang, moment.host_names)
-    named = name_heard(heard) if not (form.addressed or form.talk) else None
+    named = name_heard(heard) if not form.addressed else None
     if named is not None:  # the name was said, though the transcript left it out or garbled it
         said = " ".join(heard.text.split()[heard.name_words :])  # "FOST, music 2": the clue is music, 2
-        form = replace(form, text=said, addressed=True)
+        rest = form_of(said, moment.lang, moment.host_names)  # "Aprementa-lo, impresoga": the name's garble is no talk
+        if rest.talk:
+            named = None  # talk after something like the name is still talk
+        else:
+            form = replace(rest, text=said, addressed=True)
     text = form.text if (named is not None or form.addressed) else heard.text
     first = side_first(text, moment.lang) if moment.sides else None  # "A: touro, dois"
     reading = Reading(first[1] if first else text, moment, heard.confidence, first[0] if first else None)
@@ -68,6 +72,7 @@ def take_up(heard: Heard, moment: Moment) -> TakenUp:
         form = replace(form, talk=False)  # "Host, is OCEAN allowed?" is a request, not talk
     if isinstance(understood, HeardCorrection | HeardSide):
         form = replace(form, talk=False)  # "no, fruit": the spymaster correcting the clue; "player A": no talk
+    move_shaped = _move_shaped(form, understood, reading)
     verdict = attend(
         form,
         understood,
@@ -76,8 +81,10 @@ def take_up(heard: Heard, moment: Moment) -> TakenUp:
         answering=moment.asked,
         lone_card=_lone_card(understood, reading),
         worded=_worded(understood, reading),
-        move_shaped=_move_shaped(form, understood, reading),
+        move_shaped=move_shaped,
     )
+    if named is Attention.ASK_BACK and verdict is Attention.IGNORE and move_shaped:
+        verdict = Attention.SORRY  # likely said to the host, and like a move: the player must know it was heard
     hedge = verdict is Attention.ASK_BACK or (named is Attention.ASK_BACK and verdict is Attention.TAKE)
     return TakenUp(heard, form, reading, hedged(understood) if hedge else understood, verdict, hedge, named)
 
