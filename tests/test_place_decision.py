@@ -19,6 +19,8 @@ from voicehost.decision import Calibration, calibration
 from voicehost.decision import decide as decide_read
 from voicehost.decision.calibration import Logistic
 from voicehost.ears.heard import ClosedSet, Heard
+from voicehost.referee.attention import Attention
+from voicehost.referee.take_up import take_up
 from voicehost.understanding import Action, HeardGuess, NotUnderstood, Understanding
 from voicehost.understanding.moment import Awaited, Moment
 from voicehost.understanding.positions import Grid, places_to_score, scored_places
@@ -151,3 +153,14 @@ def test_garbled_places_are_scored(lang: Lang, text: str, ways: int) -> None:
 )
 def test_names_and_lead_ins_are_not(lang: Lang, text: str) -> None:
     assert places_to_score(text, lang) == ()
+
+
+@pytest.mark.parametrize(("said", "talk"), [("C₂. C₁. C", False), ("C2 C2 C2", False), ("is it C2 or C3?", True)])
+def test_a_place_whisper_wrote_out_again_is_no_talk(said: str, talk: bool) -> None:
+    """ "cê dois" transcribed "C₂. C₁. C": more words than a move has, but every one of them says a place;
+    the place the scores found is taken up. A question about places stays talk."""
+    moment = Moment(Lang.EN, Awaited.GUESS, visible=GRID.cards, grid=GRID)
+    taken = take_up(heard(said, names={}, places=places_scored("C2", 20.0)), moment)
+    assert (taken.verdict is Attention.IGNORE) is talk, taken
+    if not talk:
+        assert isinstance(taken.understood, HeardGuess) and taken.understood.place == "C2"
