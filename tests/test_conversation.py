@@ -291,3 +291,22 @@ def test_a_garbled_yes_to_a_clue_question_is_yes_not_a_new_clue() -> None:
     closed = ClosedSet(("yes", "no"), (-3.0, -12.0), (-3.0, -12.0), (1.0, 0.0))
     host.hear(Heard("Jess", 0.2, closed=closed, transcript_logprob=-2.5))
     assert kinds(game)[-1] == "clue" and host.question is None
+
+
+def test_a_command_heard_a_slip_away_is_that_command_by_ear_only() -> None:
+    """ "sair do jogo" transcribed "Saier do jogo.": by ear the host asks whether to quit (it asks first
+    anyway); typed, a slip is no command; a short answer a slip away ("sin") is never taken for "sim"."""
+    host, said, game = table("classic-pt-BR")
+    host.hear("música, dois")
+    count = len(said.lines)
+    host.hear(Heard("Saier do jogo.", 0.5))
+    assert host.question is not None and "Sair agora?" in said.since(count)[0]
+    host.hear("não")
+    host, said, game = table("classic-pt-BR")
+    host.hear("música, dois")
+    host.hear("Saier do jogo")
+    assert host.question is None or "Sair" not in said.lines[-1]
+    host, said, game = table("classic-pt-BR")
+    host.hear(Heard("música, dois", 0.2))  # "Pista: música, 2? Sim ou não?"
+    host.hear(Heard("sin", 0.5))
+    assert kinds(game)[-1] != "clue" or host.question is not None

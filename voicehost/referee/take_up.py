@@ -30,7 +30,7 @@ from voicehost.understanding.clues import correction_in
 from voicehost.understanding.moment import Moment
 from voicehost.understanding.positions import lettered_phrases, position_phrases
 from voicehost.understanding.reading import Reading
-from voicehost.understanding.results import KEY_REQUESTS, HeardCorrection, HeardSide
+from voicehost.understanding.results import HeardCorrection, HeardSide
 from voicehost.understanding.sides import side_first
 from voicehost.understanding.talk import Form, content_words, form_of
 
@@ -74,8 +74,10 @@ def take_up(heard: Heard, moment: Moment) -> TakenUp:
         form = replace(form, talk=False)  # "C₂. C₁. C": a place Whisper wrote out again, not talk
     if named is Attention.ASK_BACK and isinstance(understood, NotUnderstood):
         form = replace(form, addressed=False)  # likely said to the host, but nothing to ask back about
-    if isinstance(understood, HeardCommand) and understood.command in KEY_REQUESTS:
-        form = replace(form, talk=False)  # "Host, is OCEAN allowed?" is a request, not talk
+    if isinstance(understood, HeardCommand):
+        # "Host, is OCEAN allowed?" is a request, not talk; "Saier do jogo." is "sair do jogo" garbled: a
+        # command is read from the whole line (its phrase, or a slip from it), never from inside talk
+        form = replace(form, talk=False)
     if isinstance(understood, HeardCorrection | HeardSide):
         form = replace(form, talk=False)  # "no, fruit": the spymaster correcting the clue; "player A": no talk
     move_shaped = _move_shaped(form, understood, reading)
