@@ -51,15 +51,14 @@ def clue_verdict(heard: Heard, reading: Reading) -> Understanding:
     number_words = {normalize(phrase, lang) for phrase, _ in spoken_numbers(lang)}
     if alone.intent is Intent.COMMAND or normalize(numbers.word, lang) in number_words or numbers.word.isdigit():
         return said  # "un musicato" is not the clue "un"
-    value, share = _best(numbers)
     transcribed = said.clue if isinstance(said, HeardClue) else None
+    value, share = _best(numbers)
     rest = numbers.whole_logprob - numbers.word_logprob
     if transcribed is None and (share < NUMBER_FLOOR or rest - numbers.logprobs[0] > NONE_GAP):
         # no number stands out, or none explains the rest of the audio as well as the free transcript
         # does ("di petti" is not the clue "di, 4"): not taken for a clue
         return said
-    if transcribed is not None and transcribed.number == value:
-        share = max(share, AGREEMENT_CONFIDENCE)
+    value, share = clue_share(numbers, transcribed)
     said_word = within_move(numbers.word, reading.text, lang)  # "Foust, Music": the host's name, garbled
     if reading.claimed is not None:  # "A, touro": the side said first is no part of the clue
         first = side_first(said_word, lang)
@@ -82,6 +81,15 @@ def within_move(words: str, move: str, lang: Lang) -> str:
         if said[skip:] == moved[: len(said) - skip] and len(raw) == len(said):
             return " ".join(raw[skip:])
     return words
+
+
+def clue_share(numbers: ClueNumbers, transcribed: SpokenClue | None) -> tuple[int | None, float]:
+    """The clue's number, and the share of the belief the clue is taken on: the number scored first's, or
+    AGREEMENT_CONFIDENCE when the transcript says the same number (two readings agree)."""
+    value, share = _best(numbers)
+    if transcribed is not None and transcribed.number == value:
+        share = max(share, AGREEMENT_CONFIDENCE)
+    return value, share
 
 
 def _best(numbers: ClueNumbers) -> tuple[int | None, float]:

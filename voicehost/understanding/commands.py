@@ -54,6 +54,28 @@ def command_in(tokens: Sequence[Token], vocab: Vocabulary, phase: Phase) -> Comm
     return None
 
 
+MIN_NEAR_LETTERS: Final = 6
+"""A command phrase is recognized a slip away ("Saier do jogo." for "sair do jogo") only when it has this
+many letters or more: one edit in a shorter one ("sin", "nau") may as well be another word."""
+
+
+def command_near(tokens: Sequence[Token], vocab: Vocabulary, phase: Phase) -> Command | None:
+    """The command whose phrase (of MIN_NEAR_LETTERS letters or more) the words are one slip away from, the
+    way Whisper garbles a command said plainly; None when none is that near."""
+    by_phase = vocab.phase_commands.get(phase, {})
+    long_enough = [text for text in vocab.command_texts if len(text.replace(" ", "")) >= MIN_NEAR_LETTERS]
+    for keys in (keys_of(trim(tokens, vocab)), keys_of(tokens)):
+        found = process.extractOne(
+            " ".join(keys), long_enough, scorer=Levenshtein.distance, score_cutoff=COMMAND_SHADOW_EDITS
+        )
+        if found:
+            phrase = tuple(found[0].split())
+            command = by_phase.get(phrase) or vocab.commands.get(phrase)
+            if command is not None:
+                return command
+    return None
+
+
 def sounds_like_command(tokens: Sequence[Token], vocab: Vocabulary) -> bool:
     """Whether the words are a slip away from a command phrase ("sin" vs "sim").
 
