@@ -33,6 +33,7 @@ from typing import Any, Final, TypeVar
 import numpy as np
 
 from bench import ROOT
+from bench.calibrate_moves import MovePoints, move_points
 from bench.corpus import Condition, Utterance, audio_of, boards, corpus, default_cache, voices_of
 from bench.hearings import Hearings
 from bench.places import PLACE_KINDS, place_corpus
@@ -432,6 +433,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-examples", action="store_true", help="fit without the second signal (a baseline for the bench)"
     )
+    parser.add_argument(
+        "--moves-only",
+        action="store_true",
+        help="refit only the moves' points (clue numbers, pass, yes or no), keeping the rest as shipped",
+    )
     parser.add_argument("--quick", action="store_true", help="a few utterances (a smoke test)")
     parser.add_argument("--cache", type=Path, default=default_cache())
     parser.add_argument("--write", action="store_true", help=f"write the fitted calibration to {TARGET}")
@@ -447,6 +453,11 @@ def main(argv: list[str] | None = None) -> int:
     utterances = [
         u for lang in langs for u in corpus(lang, voices_of(lang, "tune"), quick=options.quick) if u.board in chosen
     ]
+    moves = move_points(recognizer, utterances, conditions, options.cache, measured)
+    for line in moves.summaries:
+        print(f"[calibrate] {line}", file=sys.stderr)
+    if options.moves_only:
+        return _write_moves(calibration(), moves, options.write)
     heard = guesses_heard(recognizer, utterances, conditions, extra, options.cache)
     if options.no_examples:  # the second signal left out: weighed nothing, its features neutral
         heard = [(utterance, condition, replace(said, examples=None)) for utterance, condition, said in heard]
@@ -485,14 +496,16 @@ def main(argv: list[str] | None = None) -> int:
         "examples": weight_summary,
         "name": name_summary,
         "place": place_summary,
+        "moves": list(moves.summaries),
     }
     calibration_fitted = Calibration(
         bias=bias,
         weights=tuple(float(w) for w in weights),
         act=round(act, 4),
         ask=round(ask, 4),
-        answer_share=0.9,
-        pass_share=0.9,
+        answer_share=moves.answer_share,
+        pass_share=moves.pass_share,
+        number_sure=moves.number_sure,
         name_gain=round(name_gain, 3),
         name_ask=round(name_ask, 3),
         fitted=fitted,
@@ -504,6 +517,24 @@ def main(argv: list[str] | None = None) -> int:
     for name, value in zip(FEATURES, weights, strict=True):
         print(f"{name:14} {value:+.3f}", file=sys.stderr)
     if options.write:
+        TARGET.write_text(text + "\n", encoding="utf-8")
+        print(f"[calibrate] written to {TARGET}", file=sys.stderr)
+    return 0
+
+
+def _write_moves(shipped: Calibration, moves: MovePoints, write: bool) -> int:
+    """The shipped calibration with the moves' points refitted (`--moves-only`)."""
+    fitted = {**shipped.fitted, "moves": list(moves.summaries)}
+    refitted = replace(
+        shipped,
+        number_sure=moves.number_sure,
+        pass_share=moves.pass_share,
+        answer_share=moves.answer_share,
+        fitted=fitted,
+    )
+    text = json.dumps(refitted.to_dict(), indent=1)
+    print(text)
+    if write:
         TARGET.write_text(text + "\n", encoding="utf-8")
         print(f"[calibrate] written to {TARGET}", file=sys.stderr)
     return 0

@@ -70,6 +70,7 @@ class Calibration:
     fitted: Mapping[str, Any]  # what it was fitted on, for the record
     place: Logistic | None = None  # None: a place heard only by the scores is asked back, never acted on
     example_weight: float = 0.0  # nats a card loses per unit of its examples' cost above the best card's
+    number_sure: float = 0.9  # a clue is taken at once from this share of the belief in its number
     by_lang: Mapping[str, Logistic] = field(default_factory=dict)  # a language's own guess model, where fitted
 
     def guess_model(self, lang: Lang) -> Logistic:
@@ -95,6 +96,7 @@ class Calibration:
             fitted=dict(data.get("fitted", {})),
             place=Logistic.from_dict(data["place"], "the place calibration") if "place" in data else None,
             example_weight=float(data.get("examples", {}).get("weight", 0.0)),
+            number_sure=float(data.get("clues", {}).get("number_sure", 0.9)),
             by_lang={
                 lang: Logistic.from_dict(model, f"the {lang} guess calibration")
                 for lang, model in data.get("guess_by_lang", {}).items()
@@ -109,6 +111,7 @@ class Calibration:
             "name": {"gain": self.name_gain, "ask": self.name_ask},
             **({"place": self.place.to_dict()} if self.place is not None else {}),
             "examples": {"weight": self.example_weight},
+            "clues": {"number_sure": self.number_sure},
             **({"guess_by_lang": {k: v.to_dict() for k, v in self.by_lang.items()}} if self.by_lang else {}),
         }
 

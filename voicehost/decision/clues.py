@@ -13,6 +13,7 @@ import math
 from typing import Final
 
 from engine.lang import Lang
+from voicehost.decision.calibration import calibration
 from voicehost.ears.heard import ClueNumbers, Heard
 from voicehost.understanding import (
     Action,
@@ -31,10 +32,6 @@ from voicehost.understanding.sides import side_first
 
 AGREEMENT_CONFIDENCE: Final = 0.95
 """A clue number the transcript and the scores agree on."""
-NUMBER_SURE: Final = 0.9
-"""A clue is taken at once (announced, and correctable before the first guess) when its number has this
-share of the belief, or the transcript says the same number: the whole table heard the word, so the word
-is not what is asked back (a word that seems to break a rule is asked back by the referee)."""
 NUMBER_FLOOR: Final = 0.5
 """When the transcript has no number of its own, one of the scored numbers must have this share of
 the belief for the utterance to be taken for a clue at all ("ripeti" is not a clue for 7)."""
@@ -67,7 +64,9 @@ def clue_verdict(heard: Heard, reading: Reading) -> Understanding:
     if word is None:
         return said
     confidence = min(math.exp(numbers.word_logprob / max(1, numbers.word_tokens)), share)
-    action = Action.ACCEPT if share >= NUMBER_SURE else Action.CONFIRM
+    # taken at once (announced, correctable before the first guess) from the calibrated share: the whole
+    # table heard the word, so the word is not what is asked back (one that seems to break a rule is)
+    action = Action.ACCEPT if share >= calibration().number_sure else Action.CONFIRM
     written = f"{numbers.word} {'∞' if value is None else value}"  # the words as understood: the number as scored
     return HeardClue(written, action, confidence, SpokenClue(word, value, spelled), by_ear=True)
 
