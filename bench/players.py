@@ -171,6 +171,11 @@ class Tally:
         return self.lines - self.lines_by[Kind.QUIT]
 
     @property
+    def move_questions(self) -> int:
+        """Questions the host asked about the game's moves and their repairs; the goodbye's apart."""
+        return self.questions - self.questions_by[Kind.QUIT]
+
+    @property
     def wrong_reveals(self) -> list[WrongEvent]:
         return [wrong for wrong in self.wrong if wrong.kind == "reveal"]
 

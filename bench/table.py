@@ -221,7 +221,7 @@ def rows_table(rows: Sequence[Row]) -> str:
         cost = per_move(tally.move_lines, tally.moves_done)
         body.append([
             cell.lang.value, cell.edition, cell.way, cell.condition.name, cell.through, _games_cell(row),
-            tally.moves_done, cost, per_move(tally.questions, tally.moves_done), tally.reprompts,
+            tally.moves_done, cost, per_move(tally.move_questions, tally.moves_done), tally.reprompts,
             tally.silences, len(tally.lost), _wrong_cell(tally), _latency_cell(tally),
             goal_met(cost, lines_goal(cell.condition)),
         ])  # fmt: skip

@@ -16,6 +16,7 @@ import json
 import string
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -65,9 +66,7 @@ class TypedTable(Table):
         yield from ()
 
 
-def play(
-    edition: str, lang: str, *, listening: Listening = Listening.OPEN, **settings: object
-) -> tuple[TypedTable, Host]:
+def play(edition: str, lang: str, *, listening: Listening = Listening.OPEN, **settings: Any) -> tuple[TypedTable, Host]:
     heard = Announcements()
     game = new_game(board(edition, lang), Variants())
     host = Host(game, Prompts.load(Lang.parse(lang)), heard, settings=HostSettings(listening=listening))
@@ -205,9 +204,7 @@ def test_a_card_revealed_that_nobody_meant_is_taken_back_by_voice() -> None:
 
     table, host = play("classic", "en", typed=typed)
     tally = table.tally
-    assert [(wrong.kind, wrong.happened, wrong.undone) for wrong in tally.wrong] == [
-        ("reveal", "guess DRUMMER", True)
-    ]
+    assert [(wrong.kind, wrong.happened, wrong.undone) for wrong in tally.wrong] == [("reveal", "guess DRUMMER", True)]
     assert tally.done[Kind.UNDO] == 1 and tally.ended and tally.quit
     assert "blue operatives: undo that" in table.transcript
     assert wrong_card in host.game.visible_cards()
