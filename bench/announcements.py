@@ -5,15 +5,17 @@ text, as the mouth receives it) against the language's prompt templates (voiceho
 read when a game starts, so a reworded file needs no change here): each template's literal text must be
 there, its placeholders are wildcards, the cards' placeholders match only the cards on the table. Only
 the templates that ask the table something are looked for, by their keys (`QUESTIONS`); everything else
-the host says is no question (a result, a re-prompt, "Sorry?").
+the host says is no question (a result, a re-prompt, "Sorry?"). `Announcements` is the host's mouth as
+the players hear it: every announcement's text, and when it was said.
 """
 
 from __future__ import annotations
 
 import re
 import string
+import time
 import tomllib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from importlib import resources
@@ -140,3 +142,25 @@ def _pattern(template: str, card_pattern: str) -> tuple[re.Pattern[str], int]:
         parts.append(f"(?P<{group}>{value})")
     body = "".join(parts)
     return re.compile(rf"(?:^|(?<=[\s.!?:;,]))(?:{body})(?=$|[\s.!?:;,])", re.IGNORECASE), literal
+
+
+@dataclass(frozen=True)
+class Said:
+    """One announcement, as the mouth received it, and when (time.monotonic)."""
+
+    text: str
+    at: float
+
+
+class Announcements:
+    """The host's mouth as the players hear it: every announcement's text, in order, passed on to
+    another mouth when there is one (a loudspeaker, a satellite)."""
+
+    def __init__(self, forward: Callable[[str], None] | None = None) -> None:
+        self.said: list[Said] = []
+        self._forward = forward
+
+    def say(self, text: str) -> None:
+        self.said.append(Said(text, time.monotonic()))
+        if self._forward is not None:
+            self._forward(text)

@@ -27,27 +27,26 @@ from __future__ import annotations
 
 import difflib
 import re
-import time
-import zlib
 from collections import Counter
-from collections.abc import Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Generator, Iterator, Sequence
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Final
 
 import numpy as np
 
-from bench.announcements import Asked, Question, Reader
+from bench.announcements import Announcements, Asked, Question, Reader, Said
 from bench.corpus import CLUE_WORDS, HISS, LEAD_INS, NUMBERS, _article
-from bench.noise import Condition, apply
+from bench.lines import Line, line_audio, seed_of
+from bench.noise import Condition
 from bench.reply_time import ReplyClock
-from bench.voices import VOICES, TestVoice, synthesize
+from bench.voices import TestVoice
 from engine.competitive import CompetitiveGame
 from engine.duet import DuetGame
 from engine.events import Event, EventType
 from engine.game import Phase
-from engine.lang import Lang, fold_text
+from engine.lang import fold_text
 from engine.legality import Verdict
 from engine.pieces import Identity, Side, Team
 from voicehost.ears.audio import SAMPLE_RATE, Audio
@@ -81,10 +80,6 @@ MAX_LINES: Final = 400
 
 GAP_S: Final = 0.5
 """Silence before each line: the player waits for the room to be quiet."""
-LEAD_S: Final = 0.25
-TAIL_S: Final = 0.1
-"""Around a line's speech, what the condition's noise covers: the other talkers are going on when the
-player starts, and stop soon after (the room between lines is quiet but for its hiss)."""
 REPLY_WAIT_S: Final = 2.5
 """How long a player waits (in audio) for the host's answer before taking its silence as one."""
 STEP_S: Final = 0.1
@@ -178,60 +173,6 @@ class Tally:
     @property
     def wrong_reveals(self) -> list[WrongEvent]:
         return [wrong for wrong in self.wrong if wrong.kind == "reveal"]
-
-
-@dataclass(frozen=True)
-class Said:
-    """One announcement, as the mouth received it, and when (time.monotonic)."""
-
-    text: str
-    at: float
-
-
-class Announcements:
-    """The host's mouth as the players hear it: every announcement's text, in order, passed on to
-    another mouth when there is one (a loudspeaker, a satellite)."""
-
-    def __init__(self, forward: Callable[[str], None] | None = None) -> None:
-        self.said: list[Said] = []
-        self._forward = forward
-
-    def say(self, text: str) -> None:
-        self.said.append(Said(text, time.monotonic()))
-        if self._forward is not None:
-            self._forward(text)
-
-
-@dataclass(frozen=True)
-class Line:
-    """A line as the microphone gets it: the speech in the condition's noise, and where its speech ends."""
-
-    audio: Audio
-    speech_end: int  # samples into `audio`
-
-
-def find_voice(voice_id: str, speed: int | None = None) -> TestVoice:
-    """A bench voice by its id ("rhvoice:bdl", "pico:it-IT", "espeak:it+m3"), at another speed if given
-    (espeak-ng's in words a minute)."""
-    for voices in VOICES.values():
-        for voice in voices:
-            if voice.id == voice_id:
-                return voice if speed is None else replace(voice, speed=speed)
-    raise KeyError(f"no bench voice {voice_id!r} (bench/voices.py VOICES)")
-
-
-def line_audio(voice: TestVoice, text: str, condition: Condition, *, seed: int, lang: Lang, cache_dir: Path) -> Line:
-    """`text` said by `voice` (cached synthesis), with LEAD_S and TAIL_S of room around it, in the
-    condition (its room and its noise over the whole line, seeded by `seed`)."""
-    speech = synthesize(voice, text, cache_dir=cache_dir)
-    head, tail = round(LEAD_S * SAMPLE_RATE), round(TAIL_S * SAMPLE_RATE)
-    clip = np.concatenate([np.zeros(head, np.float32), speech, np.zeros(tail, np.float32)])
-    heard = apply(condition, clip, seed=seed, lang=lang.value, cache_dir=cache_dir)
-    return Line(np.clip(heard, -1.0, 1.0).astype(np.float32), head + len(speech))
-
-
-def seed_of(*parts: object) -> int:
-    return zlib.crc32("\0".join(str(part) for part in parts).encode())
 
 
 def seats_for(game: CompetitiveGame | DuetGame, voices: Sequence[TestVoice]) -> dict[str, Seat]:

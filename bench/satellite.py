@@ -31,8 +31,9 @@ from typing import Final, Protocol
 import numpy as np
 
 from bench import ROOT
+from bench.announcements import Announcements
 from bench.noise import Condition
-from bench.players import PLANNED_TURNS, Announcements, Seat, Table
+from bench.players import PLANNED_TURNS, Seat, Table
 from bench.voices import TestVoice
 from engine.board import Board
 from engine.editions import new_game

@@ -29,9 +29,10 @@ from pathlib import Path
 from typing import Final
 
 from bench import ROOT
+from bench.announcements import Announcements
 from bench.corpus import voices_of
 from bench.noise import Condition
-from bench.players import MOVES, Announcements, Kind, Table, Tally
+from bench.players import MOVES, Kind, Table, Tally
 from bench.recognition import progress
 from bench.reply_time import ReplyClock
 from bench.report import goal_met, percentile, table

@@ -40,7 +40,7 @@ import numpy as np
 import pytest
 
 from bench.corpus import default_cache
-from bench.players import find_voice
+from bench.lines import find_voice
 from bench.voices import TestVoice, synthesize
 from engine.board import Board
 from engine.competitive import CompetitiveGame

@@ -20,9 +20,10 @@ from typing import Any
 
 import pytest
 
-from bench.announcements import QUESTIONS, Asked, Reader, prompt_file
+from bench.announcements import QUESTIONS, Announcements, Asked, Reader, prompt_file
 from bench.corpus import default_cache
-from bench.players import Announcements, Kind, Seat, Table, find_voice
+from bench.lines import find_voice
+from bench.players import Kind, Seat, Table
 from bench.reply_time import ReplyClock
 from engine.board import Board
 from engine.editions import new_game

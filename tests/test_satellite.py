@@ -45,8 +45,9 @@ import voicehost.cli.play
 import voicehost.frontends.satellite
 import voicehost.mouth
 import voicehost.referee.host
+from bench.announcements import Announcements
 from bench.corpus import default_cache
-from bench.players import Announcements, find_voice
+from bench.lines import find_voice
 from bench.satellite import (
     SATELLITE_VENV,
     SATELLITE_VERSION,

@@ -19,9 +19,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from bench.announcements import Announcements
 from bench.corpus import default_cache
+from bench.lines import find_voice
 from bench.noise import Condition
-from bench.players import Announcements, Table, find_voice
+from bench.players import Table
 from bench.voices import TestVoice
 from engine.board import Board
 from engine.editions import AnyGame, new_game
