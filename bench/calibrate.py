@@ -36,9 +36,10 @@ from engine.lang import Lang
 from voicehost.decision import FEATURES, Calibration, evidence
 from voicehost.decision.calibration import Logistic
 from voicehost.decision.places import placed_move
-from voicehost.ears.context import make_context
-from voicehost.understanding import Phase, understand
+from voicehost.understanding import Action, Intent, Phase, understand
+from voicehost.understanding.moment import Awaited, ListenMode, Moment
 from voicehost.understanding.positions import Grid
+from voicehost.understanding.reading import Reading
 from voicehost.understanding.talk import form_of, spoken_host_name
 
 T = TypeVar("T")
@@ -131,10 +132,14 @@ def collect(
     """The features of the card heard first, for each guess, in each condition (cached)."""
 
     def measure(utterance: Utterance, condition: Condition) -> Sample | None:
-        cards = boards(utterance.lang)[utterance.board].cards
-        context = make_context(utterance.lang, True, tuple(cards))
-        heard = recognizer.recognize(audio_of(utterance, condition, cache), context)
-        found = evidence(heard, cards=cards, lang=utterance.lang)
+        cards = tuple(boards(utterance.lang)[utterance.board].cards)
+        moment = Moment(utterance.lang, Awaited.GUESS, visible=cards)
+        heard = recognizer.recognize(audio_of(utterance, condition, cache), moment)
+        reading = Reading(heard.text, moment, heard.confidence)
+        said = reading.said
+        if said.intent in (Intent.COMMAND, Intent.CLUE) and said.action is not Action.REPROMPT:
+            return None  # a command or a clue the transcript said plainly: the host weighs no card then
+        found = evidence(heard, reading)
         if found is None or found.features is None:
             return None  # a command or a clue the transcript said plainly, or "pass" first: no card to weigh
         right = utterance.card is not None and found.top == utterance.card
@@ -178,8 +183,9 @@ def collect_names(
     def measure(utterance: Utterance, condition: Condition) -> NameSample:
         name = spoken_host_name(utterance.lang)
         cards = tuple(boards(utterance.lang)[utterance.board].cards)
-        context = make_context(utterance.lang, utterance.phase == "guess", cards, names=(name,))
-        heard = recognizer.recognize(audio_of(utterance, condition, cache), context)
+        awaited = Awaited.GUESS if utterance.phase == "guess" else Awaited.CLUE
+        moment = Moment(utterance.lang, awaited, visible=cards, listening=ListenMode.ADDRESSED, host_names=(name,))
+        heard = recognizer.recognize(audio_of(utterance, condition, cache), moment)
         named = utterance.kind.startswith("named")
         in_text = form_of(heard.text, utterance.lang).addressed
         gain = heard.name_gain if heard.name_gain is not None else -math.inf
@@ -214,8 +220,8 @@ def collect_places(
     def measure(utterance: Utterance, condition: Condition) -> PlaceSample:
         board = boards(utterance.lang)[utterance.board]
         grid = Grid(tuple(board.cards), board.grid.columns)
-        context = make_context(utterance.lang, True, tuple(board.cards))
-        heard = recognizer.recognize(audio_of(utterance, condition, cache), context)
+        moment = Moment(utterance.lang, Awaited.GUESS, visible=tuple(board.cards))
+        heard = recognizer.recognize(audio_of(utterance, condition, cache), moment)
         said = understand(heard.text, phase=Phase.GUESS, cards=board.cards, lang=utterance.lang, grid=grid)
         placed = placed_move(heard, said, grid, utterance.lang)
         features = placed.features.vector() if placed is not None else ()

@@ -29,7 +29,7 @@ from bench.voices import VOICES, TestVoice, available, synthesize
 from engine.board import Board, deal_competitive
 from engine.decks import words
 from engine.lang import Lang
-from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.understanding import Command
 
 __all__ = ["KINDS", "Condition", "Utterance", "audio_of", "boards", "corpus", "default_cache", "voices_of"]

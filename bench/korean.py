@@ -20,8 +20,8 @@ from bench.noise import Condition, apply
 from bench.voices import TestVoice, synthesize
 from engine.board import Board
 from engine.lang import Lang
-from voicehost.ears.audio import SAMPLE_RATE, Audio
-from voicehost.ears.context import Context
+from voicehost.audio.samples import SAMPLE_RATE, Audio
+from voicehost.understanding.moment import Awaited, Moment
 
 __all__ = [
     "KOREAN_FILLERS",
@@ -33,8 +33,8 @@ __all__ = [
     "KoreanWord",
     "board",
     "korean_audio",
-    "korean_context",
     "korean_corpus",
+    "korean_moment",
     "korean_speech",
 ]
 
@@ -77,7 +77,7 @@ KOREAN_FILLERS: Final = (
     "트럼펫", "달력", "생일", "파티", "결혼", "여행", "휴가", "숙제", "시험",
 )  # fmt: skip
 """Other common Korean nouns the model knows (animals, food, places, things, people, time...): the
-filler model of the Korean grammar (`Context.fillers`), as the decks are for pt, it and en, and nearly
+filler model of the Korean grammar (`Moment.fillers`), as the decks are for pt, it and en, and nearly
 as many as go into theirs (`vosk_engine.MAX_FILLERS`, 400). Written by topic, then left out: 8 the
 model does not know, and 병, 코, 이 and 피, part of a card. None is, contains or is contained in a card
 of KOREAN_NOUNS or a word of KOREAN_OOV: those have to be rejected because the fillers compete with
@@ -117,10 +117,10 @@ def korean_corpus(*, quick: bool = False) -> list[KoreanWord]:
     return [KoreanWord("card", noun) for noun in nouns] + [KoreanWord("oov", word) for word in oov]
 
 
-def korean_context(cards: Sequence[str] = KOREAN_NOUNS) -> Context:
-    """The Korean nouns while guessing, with KOREAN_FILLERS as the grammar's filler model (English's
-    context: the model is Korean, the host's languages are not)."""
-    return Context(Lang.EN, True, tuple(cards), fillers=KOREAN_FILLERS)
+def korean_moment(cards: Sequence[str] = KOREAN_NOUNS) -> Moment:
+    """The Korean nouns while guessing, with KOREAN_FILLERS as the grammar's filler model (an English
+    moment: the model is Korean, the host's languages are not)."""
+    return Moment(Lang.EN, Awaited.GUESS, visible=tuple(cards), spoken_fillers=KOREAN_FILLERS)
 
 
 class KoreanBoard:

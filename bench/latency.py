@@ -25,18 +25,18 @@ from typing import Any, Final
 import numpy as np
 
 from bench.corpus import HISS, Utterance, corpus, seed_of, voices_of
-from bench.korean import KOREAN_MEANINGS, KOREAN_NOUNS, KoreanWord, korean_context, korean_corpus, korean_speech
+from bench.korean import KOREAN_MEANINGS, KOREAN_NOUNS, KoreanWord, korean_corpus, korean_moment, korean_speech
 from bench.recognition import host_hears as decide_as_host
 from bench.recognition import progress, situation
 from bench.report import goal_met, ms, percentile, table
 from bench.voices import synthesize
 from engine.lang import Lang
-from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.ears.heard import Recognizer
 from voicehost.ears.vad import END_SILENCE_MS, PAUSE_MS
 from voicehost.prompts import Prompts
-from voicehost.referee.attention import Listening
 from voicehost.understanding import Action, HeardGuess, Understanding
+from voicehost.understanding.moment import ListenMode
 
 CHUNK: Final = SAMPLE_RATE // 10
 """0.1 s, as the microphone delivers it (voicehost.ears.recordings.CHUNK_SECONDS)."""
@@ -119,11 +119,11 @@ def whisper_latency(
         paused = next((p for p in reversed(pauses) if np.array_equal(p.audio, closed.audio)), None)
         pause_s = paused.detected_s if paused is not None else closed.detected_s
         where = situation(utterance)
-        heard = recognizer.recognize(closed.audio, where.context)
+        heard = recognizer.recognize(closed.audio, where.moment)
         stages = {"pause": (pause_s - speech_end) * 1000, **dict(heard.timings)}
         started = time.perf_counter()
         _, understood = decide_as_host(
-            heard, utterance.lang, where.cards, guessing=True, answering=False, listening=Listening.OPEN
+            heard, utterance.lang, where.cards, guessing=True, answering=False, listening=ListenMode.OPEN
         )
         stages["decision"] = (time.perf_counter() - started) * 1000
         sentence = reply(Prompts.load(utterance.lang), understood)
@@ -153,8 +153,8 @@ def vosk_latency(recognizer: Any, words: Sequence[KoreanWord], synthesizer: Any,
                 handed[1] = time.perf_counter()
                 yield chunk
 
-        context = korean_context()
-        for heard in recognizer.listen(stream(), lambda context=context: context):
+        moment = korean_moment()
+        for heard in recognizer.listen(stream(), lambda moment=moment: moment):
             decode_ms = (time.perf_counter() - handed[1]) * 1000
             close_ms = (min(handed[0] * CHUNK, len(audio)) / SAMPLE_RATE - speech_end) * 1000
             meaning = KOREAN_MEANINGS[KOREAN_NOUNS.index(word.text)]

@@ -13,7 +13,7 @@ import numpy as np
 from bench.noise import Condition, apply
 from bench.voices import VOICES, TestVoice, synthesize
 from engine.lang import Lang
-from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.audio.samples import SAMPLE_RATE, Audio
 
 LEAD_S: Final = 0.25
 TAIL_S: Final = 0.1

@@ -49,10 +49,10 @@ from engine.game import Phase
 from engine.lang import fold_text
 from engine.legality import Verdict
 from engine.pieces import Identity, Side, Team
-from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.ears.recordings import CHUNK_SECONDS
-from voicehost.referee.attention import Listening
 from voicehost.referee.host import Host
+from voicehost.understanding.moment import ListenMode
 from voicehost.understanding.talk import spoken_host_name
 from voicehost.understanding.vocabulary import resolved_table
 
@@ -339,7 +339,7 @@ class Table:
             self.transcript.append("  (silence)")
 
     def as_said(self, text: str, *, answer: bool = False) -> str:
-        if not answer and self.host.listening is Listening.ADDRESSED:
+        if not answer and self.host.listening is ListenMode.ADDRESSED:
             return f"{spoken_host_name(self.lang)}, {text}"
         return text
 

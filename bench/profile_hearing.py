@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from bench.corpus import Condition, audio_of, boards, corpus, default_cache, voices_of
 from engine.lang import Lang
-from voicehost.decision import decide
-from voicehost.ears.context import make_context
-from voicehost.understanding import Phase
+from voicehost.referee.take_up import take_up
+from voicehost.understanding.moment import Awaited, ListenMode, Moment
 
 
 def main() -> None:
@@ -20,9 +19,9 @@ def main() -> None:
         said = [u for u in corpus(lang, voices_of(lang, "held-out")[:1]) if u.kind in ("card", "lead-in")][:15]
         for utterance in said:
             cards = tuple(boards(lang)[utterance.board].cards)
-            context = make_context(lang, True, cards, names=("host",))
-            heard = recognizer.recognize(audio_of(utterance, Condition.parse("clean"), default_cache()), context)
-            decide(heard, phase=Phase.GUESS, cards=cards, lang=lang)
+            moment = Moment(lang, Awaited.GUESS, visible=cards, listening=ListenMode.ADDRESSED, host_names=("host",))
+            heard = recognizer.recognize(audio_of(utterance, Condition.parse("clean"), default_cache()), moment)
+            take_up(heard, moment)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Recognition: what the host does with each utterance of the corpus's HELD-OUT voices, heard by Whisper.
 
 The host path is the host's own (`voicehost.referee.take_up`, what `Host._hear` calls): the recognizer
-hears the clip in the phase's context and returns its evidence (`Heard`: transcript and card scores);
+hears the clip in the phase's moment and returns its evidence (`Heard`: transcript and card scores);
 the form of what was said (`understanding.talk.form_of`), the one decision step
 (`voicehost.decision.decide`, calibrated on the TUNING voices only) and the attention step
 (`referee.attention.attend`) then say whether the host acts at once, asks back, or does nothing. Two
@@ -22,14 +22,13 @@ from pathlib import Path
 from typing import Any, Final
 
 from bench.corpus import Condition, Utterance, audio_of, boards
-from bench.korean import KOREAN_FILLERS, KOREAN_NOUNS, KoreanWord, korean_audio, korean_context
+from bench.korean import KOREAN_FILLERS, KOREAN_NOUNS, KoreanWord, korean_audio, korean_moment
 from bench.report import percent, table
 from engine.lang import Lang
-from voicehost.ears.audio import Audio
-from voicehost.ears.context import Context, make_context
+from voicehost.audio.samples import Audio
 from voicehost.ears.heard import Heard, Recognizer
-from voicehost.referee.attention import Attention, Listening
-from voicehost.referee.take_up import Moment, take_up
+from voicehost.referee.attention import Attention
+from voicehost.referee.take_up import take_up
 from voicehost.understanding import (
     Action,
     HeardClue,
@@ -42,6 +41,7 @@ from voicehost.understanding import (
     normalize,
     understand,
 )
+from voicehost.understanding.moment import Awaited, ListenMode, Moment
 from voicehost.understanding.positions import Grid
 from voicehost.understanding.talk import spoken_host_name
 
@@ -79,10 +79,10 @@ class TalkOutcome(Enum):
 
 @dataclass(frozen=True)
 class Situation:
-    """What the host waits for when the utterance is said: its context, the cards it may name, and
-    whether it has just asked a yes/no question."""
+    """What the host waits for when the utterance is said (`moment`, what the ears listen for), the cards
+    it may name, and whether it has just asked a yes/no question."""
 
-    context: Context
+    moment: Moment
     cards: tuple[str, ...]
     guessing: bool
     answering: bool
@@ -91,13 +91,15 @@ class Situation:
 
 def situation(utterance: Utterance) -> Situation:
     """Guesses, commands and talk while operatives guess (after a clue); clues while one is awaited;
-    yes/no after the host asked about the board's first card ("WALRUS?"), as `Host.listening_context`."""
+    yes/no after the host asked about the board's first card ("WALRUS?"), as `Host.moment` builds it."""
     cards = tuple(boards(utterance.lang)[utterance.board].cards)
     if utterance.kind == "yes/no":
         offered = cards[:1]
-        return Situation(make_context(utterance.lang, True, offered, True), offered, True, True, cards)
+        moment = Moment(utterance.lang, Awaited.GUESS, visible=cards, asked=True, offers=offered)
+        return Situation(moment, offered, True, True, cards)
     guessing = utterance.phase == "guess"
-    return Situation(make_context(utterance.lang, guessing, cards), cards, guessing, False, cards)
+    moment = Moment(utterance.lang, Awaited.GUESS if guessing else Awaited.CLUE, visible=cards)
+    return Situation(moment, cards, guessing, False, cards)
 
 
 def host_hears(
@@ -107,7 +109,7 @@ def host_hears(
     *,
     guessing: bool,
     answering: bool,
-    listening: Listening,
+    listening: ListenMode,
     grid: Grid | None = None,
     visible: Sequence[str] | None = None,
 ) -> tuple[Attention, Understanding]:
@@ -117,9 +119,9 @@ def host_hears(
     board's places, so that a card named by its place is read as the host reads it."""
     moment = Moment(
         lang,
-        tuple(cards if visible is None else visible),
-        grid,
-        guessing=guessing,
+        Awaited.GUESS if guessing else Awaited.CLUE,
+        visible=tuple(cards if visible is None else visible),
+        grid=grid,
         asked=answering,
         offers=tuple(cards) if answering else None,
         listening=listening,
@@ -236,7 +238,7 @@ def hear_all(
     *,
     prompted: bool,
 ) -> list[Hearing]:
-    """Every utterance in every condition through Whisper in the host's context (and the prompted
+    """Every utterance in every condition through Whisper in the host's moment (and the prompted
     baseline for guesses): the evidence every table below is read from."""
     hearings: list[Hearing] = []
     for condition in conditions:
@@ -244,7 +246,7 @@ def hear_all(
         for utterance in utterances:
             audio = audio_of(utterance, condition, cache_dir)
             where = situation(utterance)
-            heard = recognizer.recognize(audio, where.context)
+            heard = recognizer.recognize(audio, where.moment)
             text = None
             if prompted and utterance.kind in GUESS_KINDS:
                 text = prompted_transcript(recognizer, audio, where.cards, utterance.lang)
@@ -317,7 +319,7 @@ def score_whisper(hearings: Sequence[Hearing], results: Results) -> None:
         lang, where = said.lang, situation(said)
         where_heard = f"{lang.value}, {hearing.condition}"
         if said.kind == "talk":
-            for listening in Listening:
+            for listening in ListenMode:
                 attention, understood = host_hears(
                     heard, lang, where.cards, guessing=True, answering=False, listening=listening
                 )
@@ -331,7 +333,7 @@ def score_whisper(hearings: Sequence[Hearing], results: Results) -> None:
             )
             continue
         if said.kind in ("card", "addressed"):
-            for listening in Listening:
+            for listening in ListenMode:
                 attention, understood = host_hears(
                     heard, lang, where.cards, guessing=True, answering=False, listening=listening
                 )
@@ -347,7 +349,7 @@ def score_whisper(hearings: Sequence[Hearing], results: Results) -> None:
             where.cards,
             guessing=where.guessing,
             answering=where.answering,
-            listening=Listening.OPEN,
+            listening=ListenMode.OPEN,
             grid=places,
             visible=where.board,
         )
@@ -377,9 +379,9 @@ def run_vosk(
         if condition.kind == "babble":
             continue
         for word in words:
-            heard = recognizer.recognize(korean_audio(word, condition, cache_dir), korean_context())
+            heard = recognizer.recognize(korean_audio(word, condition, cache_dir), korean_moment())
             attention, understood = host_hears(
-                heard, Lang.EN, KOREAN_NOUNS, guessing=True, answering=False, listening=Listening.OPEN
+                heard, Lang.EN, KOREAN_NOUNS, guessing=True, answering=False, listening=ListenMode.OPEN
             )
             if word.kind == "card":
                 found = outcome(word, attention, understood, Lang.EN)
@@ -523,7 +525,7 @@ def _engine_order(engine: str) -> int:
 def talk_table(results: Results) -> str:
     """Moves and table talk per way of playing: moves acted on, talk left alone."""
     rows: list[list[object]] = []
-    for listening in Listening:
+    for listening in ListenMode:
         talk = Tally()
         for (name, _, _), tally in results.talk.items():
             if name == listening.value:

@@ -20,11 +20,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from voicehost.ears.audio import SAMPLE_RATE, Audio
-from voicehost.ears.context import Context
-from voicehost.ears.heard import ContextSource, Heard, Recognizer
-from voicehost.ears.streams import Ears
+from voicehost.audio.samples import SAMPLE_RATE, Audio
+from voicehost.ears.heard import Heard, MomentSource, Recognizer
+from voicehost.ears.streams import Ears, Unfinished
 from voicehost.ears.vad import END_SILENCE_MS, PAUSE_MS
+from voicehost.understanding.moment import Moment
 
 
 @dataclass
@@ -92,10 +92,10 @@ class _TimedRecognizer:
         self._inner = inner
         self._clock = clock
 
-    def recognize(self, audio: Audio, context: Context) -> Heard:
+    def recognize(self, audio: Audio, moment: Moment) -> Heard:
         start = time.monotonic()
         try:
-            return self._inner.recognize(audio, context)
+            return self._inner.recognize(audio, moment)
         finally:
             self._clock.called(start, time.monotonic())
 
@@ -108,7 +108,9 @@ class _TimedEars:
         self._inner = inner
         self._clock = clock
 
-    def utterances(self, chunks: Iterable[Audio], context: ContextSource) -> Iterator[Heard]:
-        for heard in self._inner.utterances(chunks, context):
+    def utterances(
+        self, chunks: Iterable[Audio], moment: MomentSource, unfinished: Unfinished | None = None
+    ) -> Iterator[Heard]:
+        for heard in self._inner.utterances(chunks, moment, unfinished):
             self._clock.handed(heard)
             yield heard

@@ -54,10 +54,10 @@ def session(model: Path, seconds: float, cache: Path, quick: bool) -> dict[str, 
     from bench.corpus import Condition, Utterance, audio_of, corpus, voices_of
     from bench.recognition import host_hears, situation
     from engine.lang import Lang
-    from voicehost.ears.audio import SAMPLE_RATE
+    from voicehost.audio.samples import SAMPLE_RATE
     from voicehost.ears.recognizers.whisper import WhisperRecognizer
     from voicehost.ears.vad import Segmenter
-    from voicehost.referee.attention import Listening
+    from voicehost.understanding.moment import ListenMode
 
     pools = [corpus(lang, voices_of(lang, "held-out")[:1], quick=quick) for lang in Lang]
     order = [pool[i] for i in range(max(map(len, pools))) for pool in pools if i < len(pool)]
@@ -91,9 +91,9 @@ def session(model: Path, seconds: float, cache: Path, quick: bool) -> dict[str, 
         utterance = next((u for start, end, u in reversed(spans) if start - 0.5 <= middle <= end + 0.5), spans[-1][2])
         where = situation(utterance)
         began = time.perf_counter()
-        heard = recognizer.recognize(found.audio, where.context)
+        heard = recognizer.recognize(found.audio, where.moment)
         host_hears(heard, utterance.lang, where.cards, guessing=where.guessing, answering=where.answering,
-                   listening=Listening.OPEN)  # fmt: skip
+                   listening=ListenMode.OPEN)  # fmt: skip
         decode_s += time.perf_counter() - began
         heard_count += 1
         if heard_count % 10 == 0:

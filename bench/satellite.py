@@ -38,11 +38,10 @@ from bench.voices import TestVoice
 from engine.board import Board
 from engine.editions import new_game
 from engine.variants import Variants
-from voicehost.ears.audio import SAMPLE_RATE, Audio
-from voicehost.ears.wav import to_pcm16
+from voicehost.audio.samples import SAMPLE_RATE, Audio, to_pcm16
 from voicehost.prompts import Prompts
-from voicehost.referee.attention import Listening
 from voicehost.referee.host import Host, HostSettings
+from voicehost.understanding.moment import ListenMode
 
 ROOM: Final = Path(__file__).resolve().parent / "satellite_room.py"
 SATELLITE_VERSION: Final = "1.0.0"
@@ -96,18 +95,23 @@ def free_port() -> int:
 
 
 class Satellite:
-    """wyoming-satellite with the room's microphone and speaker, in a process group of its own."""
+    """wyoming-satellite with the room's microphone and speaker, in a process group of its own; announced
+    on the network (zeroconf) only when given a `zeroconf_name`."""
 
-    def __init__(self, python: Path, port: int, room: Path, log: Path) -> None:
+    def __init__(
+        self, python: Path, port: int, room: Path, log: Path, *, name: str = "kitchen", zeroconf_name: str | None = None
+    ) -> None:
         self.python, self.port, self.room, self.log = python, port, room, log
+        self.name, self.zeroconf_name = name, zeroconf_name
         self.process: subprocess.Popen[bytes] | None = None
         self.starts = 0
 
     def start(self) -> None:
         room = f"{sys.executable} {ROOM}"
+        announce = ["--no-zeroconf"] if self.zeroconf_name is None else ["--zeroconf-name", self.zeroconf_name]
         command = [
-            str(self.python), "-m", "wyoming_satellite", "--name", "kitchen", "--no-zeroconf",
-            "--uri", f"tcp://127.0.0.1:{self.port}",
+            str(self.python), "-m", "wyoming_satellite", "--name", self.name, *announce,
+            "--uri", f"tcp://{'127.0.0.1' if self.zeroconf_name is None else '0.0.0.0'}:{self.port}",
             "--mic-command", f"{room} mic {self.room}",
             "--snd-command", f"{room} snd {self.room} 22050 2 1", "--snd-command-rate", "22050",
         ]  # fmt: skip
@@ -123,6 +127,12 @@ class Satellite:
                     return
             time.sleep(0.05)
         raise SatelliteUnavailable("the satellite never listened")
+
+    def open_files(self) -> int:
+        """How many file descriptors the satellite's process holds (each connection it keeps is one)."""
+        if self.process is None:
+            raise SatelliteUnavailable("the satellite was never started")
+        return len(os.listdir(f"/proc/{self.process.pid}/fd"))
 
     def kill(self) -> None:
         """SIGKILL to the satellite and its microphone and speaker commands: the power cord pulled."""
@@ -251,7 +261,7 @@ def play_game(
     folder: Path,
     cache_dir: Path,
     condition: Condition | None = None,
-    listening: Listening = Listening.OPEN,
+    listening: ListenMode = ListenMode.OPEN,
     seed: int = 0,
     planned_turns: int = PLANNED_TURNS,
 ) -> SatelliteTable:

@@ -41,10 +41,10 @@ from tests.scripting import Script, parse_script  # noqa: E402
 from voicehost.cli.parser import build_parser  # noqa: E402
 from voicehost.cli.setup import read_board, variants_from  # noqa: E402
 from voicehost.prompts import Prompts  # noqa: E402
-from voicehost.referee.attention import Listening  # noqa: E402
 from voicehost.referee.host import Host, HostSettings  # noqa: E402
 from voicehost.storage.events_log import EventLog  # noqa: E402
 from voicehost.storage.session import Session  # noqa: E402
+from voicehost.understanding.moment import ListenMode  # noqa: E402
 
 SCRIPTS = ROOT / "tests" / "scripts"
 
@@ -91,11 +91,10 @@ def play(script: Script, folder: Path, timer: int | None = None) -> None:
             timer_seconds=args.timer,
             simulated=simulated,
             seed=int(settings["seed"]),
-            listening=Listening(args.listen or "open"),
+            listening=ListenMode(args.listen or "open"),
         ),
         on_events=session,
         new_game=lambda: new_game(board, variants),
-        save_hint=str(save),
     )
     try:
         session(game, game.events)

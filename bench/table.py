@@ -43,11 +43,11 @@ from engine.editions import new_game
 from engine.lang import Lang
 from engine.variants import Variants
 from voicehost.ears.heard import Recognizer
-from voicehost.ears.loop import VoiceLoop
 from voicehost.ears.streams import SegmentedEars
+from voicehost.frontends.voice_loop import VoiceLoop
 from voicehost.prompts import Prompts
-from voicehost.referee.attention import Listening
 from voicehost.referee.host import Host, HostSettings
+from voicehost.understanding.moment import ListenMode
 
 EDITIONS: Final = ("classic", "duet")
 WAYS: Final = ("open", "addressed")
@@ -150,7 +150,7 @@ def play_local(
     if not voices:
         raise LookupError(f"no held-out voice installed for {cell.lang.value}")
     heard = Announcements()
-    listening = Listening.ADDRESSED if cell.way == "addressed" else Listening.OPEN
+    listening = ListenMode.ADDRESSED if cell.way == "addressed" else ListenMode.OPEN
     host = Host(new_game(board, Variants()), Prompts.load(cell.lang), heard, settings=HostSettings(listening=listening))
     host.start()
     clock = ReplyClock()
@@ -378,7 +378,7 @@ def play_satellite(
         folder=folder / f"{cell.name}-{game}",
         cache_dir=cache_dir,
         condition=cell.condition,
-        listening=Listening.ADDRESSED if cell.way == "addressed" else Listening.OPEN,
+        listening=ListenMode.ADDRESSED if cell.way == "addressed" else ListenMode.OPEN,
         seed=game,
         planned_turns=planned_turns,
     )

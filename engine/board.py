@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
+from engine.characters import controls_in, shown
 from engine.errors import BoardError
 from engine.lang import Lang, fold_text
 from engine.pieces import (
@@ -145,6 +146,13 @@ def validate(board: Board) -> None:
         )
     if any(not card.strip() for card in board.cards):
         raise BoardError(detail="a card has no word")
+    for card in board.cards:  # a shared board file must not write to the terminals it is shown on
+        controls = controls_in(card)
+        if controls:
+            raise BoardError(
+                detail=f"the card {shown(card)} holds control characters ({', '.join(controls)}), "
+                "which would act on the terminal instead of being shown"
+            )
     folded = Counter(fold_text(card) for card in board.cards)
     twice = [card for card in board.cards if folded[fold_text(card)] > 1]
     if twice:

@@ -148,7 +148,7 @@ class CoverFirst(NotAllowedInThisGame):
 
 class NothingToUndo(IllegalAction):
     key = "nothing_to_undo"
-    template = "there is no guess to undo"
+    template = "there is no move to undo"
 
 
 class BoardError(GameError):

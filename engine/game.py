@@ -11,7 +11,8 @@ one may act.
 
 A game is a fold over its events. Actions validate, decide which events follow, and apply them
 through `_emit`; `replay` applies a saved log through the very same `_apply`, so a resumed game
-is the game that was saved. Undo restores the snapshot taken before the last guess.
+is the game that was saved. Undo restores the snapshot taken before the last move a player made on
+purpose and may have been misheard making: a guess, a clue, or a pass (`UNDOABLE`).
 """
 
 from __future__ import annotations
@@ -122,15 +123,26 @@ class Game(Generic[S]):
         return event
 
     def _record(self, event: Event) -> None:
-        if event.type is EventType.GUESS:
+        if self._starts_undoable_move(event):
             self._snapshots.append((event.seq, copy.deepcopy(self.state)))
         if event.type is EventType.UNDO:
             if not self._snapshots or self._snapshots[-1][0] != event["undoes"]:
-                raise LogError(detail=f"undo of event {event['undoes']} which is not the last guess")
+                raise LogError(detail=f"undo of event {event['undoes']} which is not the last move")
             self.state = self._snapshots.pop()[1]
         elif event.type is not EventType.TIMER:
             self._apply_event(event)
         self.events.append(event)
+
+    def _starts_undoable_move(self, event: Event) -> bool:
+        """Whether `event` is the first of a move an undo takes back whole: a guess, a clue, or a pass
+        said by the guessers (not the turn ending as a consequence: of a simulated team's cover, or in
+        Duet of the clue giver's last green found, right after its `side_done`)."""
+        if event.type in (EventType.GUESS, EventType.CLUE):
+            return True
+        if event.type is not EventType.TURN_ENDED or event.get("reason") != TurnEndReason.PASSED.value:
+            return False
+        before = next((e for e in reversed(self.events) if e.type is not EventType.TIMER), None)
+        return before is None or before.type not in (EventType.COVER, EventType.SIDE_DONE)
 
     def record_timer(self, what: str, seconds_left: int) -> Event:
         """The host's sand timer writes into the same log; the rules ignore these lines."""
@@ -139,7 +151,7 @@ class Game(Generic[S]):
     # ---- shared actions ------------------------------------------------------------------
 
     def undo(self) -> Event:
-        """Take back the last guess and all that followed from it (to fix a mishearing)."""
+        """Take back the last guess, clue or pass and all that followed from it (to fix a mishearing)."""
         self._require_running()
         if not self._snapshots:
             raise NothingToUndo()
@@ -253,7 +265,7 @@ class Game(Generic[S]):
 
     @property
     def last_undoable(self) -> Event | None:
-        """The guess an undo would take back, if any."""
+        """The move an undo would take back (its first event: a guess, a clue or a turn ended by a pass), if any."""
         if not self._snapshots or self.over:
             return None
         seq = self._snapshots[-1][0]

@@ -36,7 +36,7 @@ class Lang(StrEnum):
 
 @lru_cache(maxsize=65536)
 def fold_text(text: str) -> str:
-    """Lowercase without accents: how two spellings of one word are compared (players and recognizers
-    drop or misplace accents)."""
+    """Lowercase without accents or invisible format characters: how two spellings of one word are compared
+    (players and recognizers drop or misplace accents; a zero-width joiner inside OR\u200dCHARD is not seen)."""
     decomposed = unicodedata.normalize("NFD", text.casefold())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch) and unicodedata.category(ch) != "Cf")

@@ -19,6 +19,7 @@ from typing import Final
 
 import snowballstemmer
 
+from engine.characters import latin_lookalikes
 from engine.lang import Lang, fold_text
 from engine.variants import HouseRules
 
@@ -268,7 +269,7 @@ def check_clue(
     pieces = [piece for piece in re.split(r"[\s\-‐–]+", raw) if piece]
     if not pieces:
         return ClueRuling(Verdict.INVALID, Reason.EMPTY)
-    whole = fold_text("".join(pieces))
+    whole = _compared("".join(pieces))
     for card in visible:
         if whole == _squash(card):
             return ClueRuling(Verdict.INVALID, Reason.VISIBLE_WORD, card)
@@ -287,7 +288,7 @@ def _check_single(
     piece: str, visible: Sequence[str], family: str, house: HouseRules, spelled: bool, *, in_name: bool = False
 ) -> ClueRuling:
     """One word against every card; `in_name` for a word of an allowed multi-word name (New York)."""
-    clue = fold_text(piece)
+    clue = _compared(piece)
     for card in visible:
         ruling = _against_card(clue, card, family, house, spelled)
         if ruling is not None:
@@ -312,7 +313,7 @@ def _in_latin_script(word: str) -> bool:
 
 def _against_card(clue: str, card: str, family: str, house: HouseRules, spelled: bool) -> ClueRuling | None:
     """The first rule this clue breaks against one visible card, or None."""
-    whole = fold_text(card)
+    whole = _compared(card)
     parts = _parts(whole, family)
     for part in parts:
         if clue == part:
@@ -418,7 +419,14 @@ def _parts(whole: str, family: str) -> tuple[str, ...]:
 
 
 def _squash(card: str) -> str:
-    return fold_text(re.sub(r"[\s\-‐–]+", "", card))
+    return _compared(re.sub(r"[\s\-‐–]+", "", card))
+
+
+def _compared(text: str) -> str:
+    """A clue or a card as the rules compare them: folded (`fold_text`: no case, accents or invisible format
+    characters), and with letters of another script drawn like Latin ones read as those: a clue that looks
+    like a visible card is that card."""
+    return latin_lookalikes(fold_text(text))
 
 
 @cache
@@ -471,7 +479,7 @@ def rulings(word: str, visible: Iterable[str], lang: Lang) -> list[ClueRuling]:
     """Every card-specific ruling for a clue (for explaining a refusal); empty when none apply."""
     found = []
     for card in visible:
-        ruling = _against_card(fold_text(word), card, lang.family, HouseRules(), False)
+        ruling = _against_card(_compared(word), card, lang.family, HouseRules(), False)
         if ruling is not None:
             found.append(ruling)
     return found

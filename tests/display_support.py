@@ -33,7 +33,7 @@ DATE = re.compile(rb"\r\nDate: [^\r]*")
 def raw_get(port: int, path: str, method: str = "GET") -> bytes:
     """The whole response, status line and headers included (the Date header blanked: it is the clock)."""
     with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
-        conn.sendall(f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+        conn.sendall(f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
         chunks = []
         while chunk := conn.recv(65536):
             chunks.append(chunk)
@@ -45,7 +45,7 @@ class EventStream:
 
     def __init__(self, port: int, path: str) -> None:
         self.conn = socket.create_connection(("127.0.0.1", port), timeout=5)
-        self.conn.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+        self.conn.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
         self.buffer = b""
         head = self._until(b"\r\n\r\n")
         self.head = DATE.sub(b"\r\nDate: -", head)

@@ -46,6 +46,7 @@ class Script:
     expect_say: list[str] = field(default_factory=list)
     expect_not_say: list[str] = field(default_factory=list)
     expect_last_say: str | None = None
+    expect_console: list[str] = field(default_factory=list)  # printed on the console (stderr), never said
     xfail: str | None = None
 
     @property
@@ -106,6 +107,8 @@ def parse_script(path: Path) -> Script:
             script.expect_not_say.append(value)
         elif header == "expect-last-say":
             script.expect_last_say = value
+        elif header == "expect-console":
+            script.expect_console.append(value)
         elif header == "xfail":
             script.xfail = value
     if args is None or over is None:
@@ -281,3 +284,9 @@ def kill_after(command: list[str], stdin: str, events: Path, expected: int) -> N
             with contextlib.suppress(OSError):  # the reader is dead: the pipe is broken
                 process.stdin.close()
     assert process.returncode == -signal.SIGKILL
+
+
+def console_notes_only(err: str) -> bool:
+    """Whether standard error holds nothing but the console's notes for the table's organizer (how to see
+    the key in private): no warning, no error."""
+    return all("voicehost key" in line for line in err.splitlines())

@@ -20,7 +20,7 @@ short echo tail: a card said then reaches the host.
 With the echo at a realistic -20 dB, the VAD alone hears the echo as one long utterance that ends
 with the announcement; the ears therefore slice the stream finely while the host talks, the
 recognizer listens only for a stop phrase then, and the loop takes a stop only when the microphone
-hears it clearly louder than the echo (voicehost/ears/loop.py EchoGate.louder_than_echo). The same
+hears it clearly louder than the echo (voicehost/frontends/voice_loop.py EchoGate.louder_than_echo). The same
 test without echo (a headset, or echo cancelled before the microphone) passes too, and fails if the
 echo gate's stop handling is removed.
 """
@@ -48,12 +48,12 @@ from engine.editions import new_game
 from engine.events import EventType
 from engine.variants import Variants
 from tests.speech_models import whisper_base_dir
-from voicehost.ears.audio import SAMPLE_RATE, Audio
-from voicehost.ears.loop import ECHO_TAIL_SECONDS, VoiceLoop
+from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.ears.recognizers import make_ears
 from voicehost.ears.recordings import CHUNK_SECONDS
 from voicehost.ears.streams import Ears
 from voicehost.ears.vad import TALKING_SLICE_S
+from voicehost.frontends.voice_loop import ECHO_TAIL_SECONDS, VoiceLoop
 from voicehost.mouth import SpeakerMouth, SpeechError, SpeechSynthesizer, Synthesizer
 from voicehost.prompts import Prompts
 from voicehost.referee.host import Host

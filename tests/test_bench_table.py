@@ -29,12 +29,12 @@ from engine.board import Board
 from engine.editions import new_game
 from engine.lang import Lang
 from engine.variants import Variants
-from voicehost.ears.audio import Audio
+from voicehost.audio.samples import Audio
 from voicehost.ears.heard import Heard
 from voicehost.ears.vad import END_SILENCE_MS, PAUSE_MS
 from voicehost.prompts import Prompts
-from voicehost.referee.attention import Listening
 from voicehost.referee.host import Host, HostSettings
+from voicehost.understanding.moment import ListenMode
 
 BOARDS = Path(__file__).resolve().parent / "boards"
 LANGS = ("pt-BR", "pt-PT", "it", "en")
@@ -67,7 +67,9 @@ class TypedTable(Table):
         yield from ()
 
 
-def play(edition: str, lang: str, *, listening: Listening = Listening.OPEN, **settings: Any) -> tuple[TypedTable, Host]:
+def play(
+    edition: str, lang: str, *, listening: ListenMode = ListenMode.OPEN, **settings: Any
+) -> tuple[TypedTable, Host]:
     heard = Announcements()
     game = new_game(board(edition, lang), Variants())
     host = Host(game, Prompts.load(Lang.parse(lang)), heard, settings=HostSettings(listening=listening))
@@ -144,7 +146,7 @@ def test_typed_every_move_costs_one_line(edition: str, lang: str) -> None:
 
 
 def test_the_addressed_way_says_the_hosts_name_before_each_move() -> None:
-    table, _ = play("classic", "pt-BR", listening=Listening.ADDRESSED)
+    table, _ = play("classic", "pt-BR", listening=ListenMode.ADDRESSED)
     moves = [line for line in table.transcript if ": " in line and not line.startswith(" ")][1:]
     assert moves and all(": apresentador, " in line or line.endswith(": sim") for line in moves), moves
     assert table.tally.move_lines == table.tally.moves_done
@@ -167,9 +169,10 @@ def test_questions_are_answered_truthfully() -> None:
     assert tally.ended and tally.quit and not tally.wrong and not tally.lost
     assert tally.questions >= tally.moves_done  # every move was asked back once
     transcript = "\n".join(table.transcript)
-    assert "host: Did you say: pause? Yes or no.\nblue operatives: no" in transcript
-    assert "host: Did you say: pass? Yes or no.\nblue operatives: yes" in transcript
-    assert "host: SHERIFF?\nblue operatives: yes" in transcript
+    asked = Prompts.load(Lang.EN).text
+    assert f"host: {asked('input.confirm_command', what='pause')}\nblue operatives: no" in transcript
+    assert f"host: {asked('input.confirm_command', what='pass')}\nblue operatives: yes" in transcript
+    assert f"host: {asked('guess.confirm_one', card='SHERIFF')}\nblue operatives: yes" in transcript
 
 
 def test_a_move_met_with_silence_is_said_again() -> None:

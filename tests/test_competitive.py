@@ -20,6 +20,7 @@ from engine.errors import (
     UnknownCard,
 )
 from engine.events import EventType
+from engine.game import Phase
 from engine.pieces import Team
 from engine.variants import Variants
 
@@ -283,3 +284,29 @@ def test_three_players_share_one_operative(classic_board: Board) -> None:
     game.guess("CEREJA")
     game.give_clue("fruta", 1)  # the same operative now guesses for blue
     assert game.guess("PIZZA")[0]["by"] == "blue"
+
+
+def test_undo_takes_back_a_clue_before_any_guess(classic_board: Board) -> None:
+    """A clue misheard and announced is taken back by voice ("undo"): the same spymaster gives it again."""
+    game = start(classic_board)
+    before = copy.deepcopy(game.state)
+    clue = game.give_clue("fruta", 2)[0]
+    assert game.last_undoable == clue
+    game.undo()
+    assert game.state == before and game.state.phase is Phase.CLUE
+    assert replay(game.board, game.events).state == game.state
+
+
+def test_undo_takes_back_a_pass_but_not_a_turn_a_guess_ended(classic_board: Board) -> None:
+    game = start(classic_board)
+    game.give_clue("fruta", 2)
+    game.guess("MANTEIGA")
+    before = copy.deepcopy(game.state)
+    passed = game.end_turn()[0]
+    assert game.last_undoable == passed
+    game.undo()
+    assert game.state == before and game.team is Team.RED
+    game.guess("CEREJA")  # a blue agent: the turn ends as the guess's consequence
+    assert game.team is Team.BLUE
+    assert game.last_undoable is not None and game.last_undoable.type is EventType.GUESS
+    assert replay(game.board, game.events).state == game.state

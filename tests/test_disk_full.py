@@ -30,7 +30,17 @@ from voicehost import cli
 from voicehost.prompts import Prompts
 from voicehost.storage.saves import load_game
 
-from .scripting import ROOT, SCRIPTS, cli_env, lines_text, parse_script, play_command, read_events, run_cli
+from .scripting import (
+    ROOT,
+    SCRIPTS,
+    cli_env,
+    console_notes_only,
+    lines_text,
+    parse_script,
+    play_command,
+    read_events,
+    run_cli,
+)
 
 SCRIPT = "en-classic-all-found"
 FULL_AT, FREED_AT = 9, 20
@@ -225,7 +235,7 @@ def fill_and_free(
 def test_a_disk_that_fills_up_and_frees_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, whole: Any) -> None:
     disk, table, code, said, err = fill_and_free(tmp_path, monkeypatch)
     assert code == 0, err
-    assert err == ""
+    assert console_notes_only(err), err
     assert disk.refused > 0, "the disk was never written while full: the test tests nothing"
     assert table.checks == []
     # The game went on in memory: it ended as the uninterrupted one, and the host said so once.

@@ -21,10 +21,11 @@ from engine.duet import DuetGame
 from engine.editions import AnyGame
 from engine.lang import Lang
 from engine.pieces import Edition, Identity, Side
-from voicehost.display.demo import mid_game
-from voicehost.display.screenshots import CHROMIUM, chromium, emulate, wait_for
 from voicehost.display.web import WebDisplay
 from voicehost.prompts import Prompts
+
+from .display_demo import mid_game
+from .headless import CHROMIUM, chromium, emulate, wait_for
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (apt-get install chromium)")
 

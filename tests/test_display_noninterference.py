@@ -3,12 +3,17 @@
 The same actions are played on both boards (so every covered card and every announcement is the
 same); what differs is the identity of cards still uncovered and, in Duet, the hidden side of a card
 marked or found from the other side. After each action, every public address (page, scripts, styles,
-state, error pages, headers) and the next message of an open event stream must be byte-identical.
+state, error pages, headers) and the next message of an open event stream must be byte-identical,
+until the game is over. Then the table turns the key card over: each public snapshot shows its own
+board's whole key (`view.reveal`), and apart from that key and the texts drawn from it, the two are
+still the same.
 """
 
 from __future__ import annotations
 
+import json
 import random
+import re
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -21,11 +26,12 @@ from engine.editions import AnyGame, new_game
 from engine.events import Event
 from engine.lang import Lang
 from engine.pieces import Edition, Identity, Side
-from voicehost.display.demo import deal
+from voicehost.display.texts import texts
 from voicehost.display.web import WebDisplay
 from voicehost.prompts import Prompts
 from voicehost.referee.announcer import announcer_for
 
+from .display_demo import deal
 from .display_support import PUBLIC_PATHS, EventStream, raw_get
 
 Action = Callable[[AnyGame], list[Event]]
@@ -146,6 +152,43 @@ def hidden_twin(board: Board, game: AnyGame, seed: int) -> Board:
     return replace(board, key_a=tuple(a for a, _ in pairs), key_b=tuple(b for _, b in pairs))
 
 
+def whole_key(board: Board) -> dict[str, list[str]]:
+    """What the public page shows once the game is over: the key card, turned over."""
+    if board.is_duet:
+        return {"a": [i.value for i in board.key_a], "b": [i.value for i in board.key_b]}
+    return {"spymasters": [i.value for i in board.key]}
+
+
+def unkeyed(data: bytes, board: Board, prompts: Prompts) -> object:
+    """A public snapshot of a finished game with its key taken out, after checking that the key it shows
+    is this board's own and that every text in it comes from its view."""
+    snapshot = json.loads(data)
+    view = snapshot["view"]
+    assert view["over"] and view["reveal"] == whole_key(board), "the whole key, and only once the game is over"
+    assert snapshot["text"] == texts(view, prompts)
+    hidden = {**view, "reveal": None}
+    return {**snapshot, "view": hidden, "text": texts(hidden, prompts)}
+
+
+LENGTH = re.compile(rb"\r\nContent-Length: \d+")
+
+
+def same_public(answers: list[bytes], boards: list[Board], prompts: Prompts, over: bool) -> bool:
+    """Byte-identical while the game goes on; once it is over, identical but for each board's own key.
+    `answers` are two HTTP responses or two event-stream messages."""
+    if not over or answers[0] == answers[1]:
+        return answers[0] == answers[1]
+    if answers[0].startswith(b"HTTP/"):
+        heads, bodies = zip(*(answer.partition(b"\r\n\r\n")[::2] for answer in answers), strict=True)
+        if b"application/json" not in heads[0] or LENGTH.sub(b"", heads[0]) != LENGTH.sub(b"", heads[1]):
+            return False
+    else:  # "id: N\ndata: {...}\n\n"
+        heads, bodies = zip(*(answer.rstrip(b"\n").split(b"\ndata: ", 1) for answer in answers), strict=True)
+        if heads[0] != heads[1]:
+            return False
+    return unkeyed(bodies[0], boards[0], prompts) == unkeyed(bodies[1], boards[1], prompts)
+
+
 def key_of(board: Board, index: int) -> object:
     return (board.key_a[index], board.key_b[index]) if board.is_duet else board.key[index]
 
@@ -171,14 +214,19 @@ def test_public_bytes_do_not_depend_on_hidden_identities(edition: Edition, lang:
     try:
         assert streams[0].head == streams[1].head
 
+        boards = [first, second]
+
         def same_public_bytes(step: str) -> None:
+            over = games[0].over
             messages = [events.next() for events in streams]
-            assert messages[0] == messages[1], f"event stream differs after {step}"
+            assert same_public(messages, boards, prompts, over), f"event stream differs after {step}"
             for path in PUBLIC_PATHS:
                 answers = [raw_get(display.port, path) for display in displays]
-                assert answers[0] == answers[1], f"{path} differs after {step}"
+                assert same_public(answers, boards, prompts, over), f"{path} differs after {step}"
                 for token in (display.tokens.token(v) for display in displays for v in ("spymasters", "a", "b")):
                     assert token.encode() not in answers[0]
+                if path == "/state":
+                    assert (b'"reveal":null' in answers[0]) is not over, "the key shows when, and only when, it is over"
 
         same_public_bytes("the start")
         for number, action in enumerate(script, start=1):
@@ -187,7 +235,7 @@ def test_public_bytes_do_not_depend_on_hidden_identities(edition: Edition, lang:
             for game, display in zip(games, displays, strict=True):
                 display.show(game)
             shown = [events.next() for events in streams]
-            assert shown[0] == shown[1], f"event stream differs after action {number}"
+            assert same_public(shown, boards, prompts, games[0].over), f"event stream differs after action {number}"
             for game, display, batch in zip(games, displays, batches, strict=True):
                 display.said(announcer_for(game, prompts).describe(batch))
             same_public_bytes(f"action {number}")
@@ -196,6 +244,9 @@ def test_public_bytes_do_not_depend_on_hidden_identities(edition: Edition, lang:
                     display.timer(45, True)
                 same_public_bytes("the timer")
         assert all(game.over for game in games)
+        ended = [json.loads(raw_get(display.port, "/state").partition(b"\r\n\r\n")[2]) for display in displays]
+        assert [state["view"]["reveal"] for state in ended] == [whole_key(first), whole_key(second)]
+        assert ended[0] != ended[1], "each board shows its own key at the end"
     finally:
         for events in streams:
             events.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 import pytest
 import segno
@@ -16,11 +17,12 @@ from engine.lang import Lang
 from engine.pieces import Edition, Identity, Side, Team
 from engine.variants import Variants
 from voicehost.display import NoDisplay, TerminalDisplay, make_display, public_state
-from voicehost.display.demo import deal, mid_game
 from voicehost.display.qr import QUIET_ZONE, qr_lines
 from voicehost.display.snapshot import encode, key_part, key_payload, public_payload
 from voicehost.display.texts import texts
 from voicehost.prompts import Prompts
+
+from .display_demo import deal, finished, mid_game
 
 EN = Prompts.load(Lang.EN)
 
@@ -126,6 +128,58 @@ def test_competitive_end_texts() -> None:
     )
 
 
+@pytest.mark.parametrize("edition", list(Edition))
+def test_the_whole_key_is_public_once_the_game_is_over_and_not_before(edition: Edition) -> None:
+    game, _ = mid_game(edition)
+    assert public_state(game)["reveal"] is None
+    assert all(not card["reveal"] for card in texts(public_state(game), EN)["cards"])
+    game, _ = finished(edition)
+    view = public_state(game)
+    assert view["reveal"] == {holder: [i.value for i in game.key_for(holder)] for holder in game.KEY_HOLDERS}
+    shown = texts(view, EN)["cards"]
+    for index, card in enumerate(shown):
+        if game.TEAMS:
+            identity = game.board.key[index].value
+            expected = [] if game.is_covered(index) else [identity]
+            assert bool(card["reveal"]) is not game.is_covered(index)
+        else:
+            expected = [game.board.key_a[index].value, game.board.key_b[index].value]
+            assert [item["side"] for item in card["reveal"]] == ["A", "B"]
+        assert [item["identity"] for item in card["reveal"]] == expected
+        assert all(item["said"] in card["label"] for item in card["reveal"])
+
+
+LEFT = {
+    Lang.EN: ("left", "left"),
+    Lang.PT_BR: ("faltam", "falta"),
+    Lang.PT_PT: ("faltam", "falta"),
+    Lang.IT: ("mancano", "manca"),
+}
+"""The word that says *left*, for several and for one, in each language."""
+
+
+@pytest.mark.parametrize("lang", list(Lang))
+def test_counts_say_what_is_left_in_every_language(lang: Lang) -> None:
+    """'Red: 5 of 9' meant left but read as found: every count now says left, and gives no total to misread."""
+    prompts = Prompts.load(lang)
+    game = new_game(deal(Edition.CLASSIC, lang))
+    assert isinstance(game, CompetitiveGame)
+    team = game.team
+    game.give_clue("ANY", 9)
+    for card in cards_of(game.board, game.board.key, Identity.of_team(team))[:-1]:
+        game.guess(card)  # one agent left for the team playing
+    counters = {item["kind"]: item["text"] for item in texts(public_state(game), prompts)["counters"]}
+    many, one = LEFT[lang]
+    assert counters[team.value].endswith(f"{one} 1" if lang is not Lang.EN else "1 left"), counters
+    other = counters[team.other.value]
+    assert many in other.split() and str(game.agents_left(team.other)) in other.split(), other
+    assert re.findall(r"\d+", other) == [str(game.agents_left(team.other))], "no total beside it to misread"
+    duet, _ = mid_game(Edition.DUET, lang)
+    greens = next(item["text"] for item in texts(public_state(duet), prompts)["counters"] if item["kind"] == "green")
+    assert greens.endswith(f": {15 - len(duet.state.greens)}"), greens
+    assert prompts.text("display.greens_left", left="").split()[-1].rstrip(":") in greens
+
+
 def test_key_payload_adds_the_key_on_top_of_the_public_snapshot() -> None:
     game, said = mid_game(Edition.DUET)
     view = public_state(game)
@@ -174,6 +228,19 @@ def test_terminal_display_prints_the_grid_once_per_change() -> None:
             assert f"[{letter}] {card}" in text
     assert display.console_lines() == []
     display.close()
+
+
+def test_terminal_shows_the_key_when_the_game_is_over() -> None:
+    game, _ = finished(Edition.CLASSIC)
+    out = io.StringIO()
+    TerminalDisplay(EN, out).show(game)
+    for index, card in enumerate(game.board.cards):
+        letter = EN.text(f"display.letter_{game.board.key[index].value}")
+        assert (f"[{letter}] {card}" if game.is_covered(index) else f"{{{letter}}} {card}") in out.getvalue()
+    game, _ = mid_game(Edition.CLASSIC)
+    out = io.StringIO()
+    TerminalDisplay(EN, out).show(game)
+    assert "{" not in out.getvalue()
 
 
 def test_terminal_duet_marks() -> None:

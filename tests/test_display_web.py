@@ -15,11 +15,11 @@ from engine.editions import new_game
 from engine.lang import Lang
 from engine.pieces import Edition, Identity
 from voicehost.display import DisplayError, WebDisplay, make_display
-from voicehost.display.demo import deal, mid_game
+from voicehost.display.network import is_loopback
 from voicehost.display.tokens import VIEWERS
-from voicehost.display.web import _is_loopback
 from voicehost.prompts import Prompts
 
+from .display_demo import deal, mid_game
 from .display_support import PUBLIC_PATHS, raw_get, stream
 
 EN = Prompts.load(Lang.EN)
@@ -110,10 +110,10 @@ def test_console_lines_carry_the_links_and_qr_codes(classic: tuple[CompetitiveGa
     lines = display.console_lines()
     assert display.key_url("spymasters") in lines[1]
     assert sum(1 for line in lines if set(line) <= {" ", "▀", "▄", "█"}) > 10
-    display.bind_host = "0.0.0.0"  # as if it listened on the network
-    assert "reachable from the network" in display.console_lines()[-1]
-    assert _is_loopback("127.0.0.1") and _is_loopback("::1") and _is_loopback("localhost")
-    assert not _is_loopback("0.0.0.0") and not _is_loopback("192.168.1.2") and not _is_loopback("tv.local")
+    assert lines[-1] == EN.text("display.console_local", address="127.0.0.1")
+    assert "phones cannot reach the key pages" in lines[-1] and "without --host" in lines[-1]
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
+    assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.2") and not is_loopback("tv.local")
 
 
 def test_tokens_are_fresh_per_display() -> None:

@@ -44,12 +44,12 @@ from engine.events import EventType
 from engine.lang import Lang
 from engine.variants import Variants
 from tests.watched import SandClock, WatchedHost, guesses
-from voicehost.ears.audio import SAMPLE_RATE, Audio
-from voicehost.ears.heard import ContextSource, Heard
+from voicehost.audio.samples import SAMPLE_RATE, Audio
+from voicehost.audio.wav import write_wav
+from voicehost.ears.heard import Heard, MomentSource
 from voicehost.ears.microphone import RETRY_SECONDS, Microphone
 from voicehost.ears.recordings import CHUNK_SECONDS
 from voicehost.ears.streams import Ears, StreamingEars
-from voicehost.ears.wav import write_wav
 from voicehost.frontends.voice import VoiceFrontend, VoiceSettings
 from voicehost.prompts import Prompts
 from voicehost.referee.host import Host, HostSettings
@@ -290,7 +290,7 @@ class ScriptedRecognizer:
         self.lines = tuple(lines)
         self.heard: list[int] = []
 
-    def listen(self, chunks: Iterable[Audio], context: ContextSource) -> Iterator[Heard]:
+    def listen(self, chunks: Iterable[Audio], moment: MomentSource) -> Iterator[Heard]:
         for chunk in chunks:
             if not chunk.any():
                 continue  # silence

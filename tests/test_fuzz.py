@@ -48,6 +48,7 @@ from voicehost.prompts import Prompts
 from voicehost.referee.attention import Attention
 from voicehost.referee.host import Host, HostSettings
 from voicehost.referee.questions import AskClueGiver, AskGuesser, ConfirmGuess, PutClueToOpponent, Question
+from voicehost.storage.saves import game_from_document, save_document
 from voicehost.understanding import (
     CONFIRM_SCORE,
     LOW_ASR_CONFIDENCE,
@@ -55,6 +56,8 @@ from voicehost.understanding import (
     MAX_TEXT_CHARS,
     Action,
     Command,
+    HeardNumber,
+    HeardWord,
     Intent,
     Phase,
     listening_phrases,
@@ -206,7 +209,8 @@ def test_understand_never_raises_and_stays_consistent(case: tuple[str, Phase, La
     assert heard.heard == text
     assert (heard.action is Action.REPROMPT) == (heard.intent is Intent.UNKNOWN)
     assert 0.0 <= heard.confidence <= 1.0 and not math.isnan(heard.confidence)
-    assert (clue_of(heard) is not None) == (heard.intent is Intent.CLUE)
+    half_a_clue = isinstance(heard, HeardWord | HeardNumber)  # a clue's word alone, or its number alone
+    assert (clue_of(heard) is not None) == (heard.intent is Intent.CLUE and not half_a_clue)
     assert (command_of(heard) is not None) == (heard.intent is Intent.COMMAND)
     assert (card_of(heard) is not None) == (heard.intent is Intent.GUESS)
     assert len(candidates_of(heard)) <= MAX_CANDIDATES
@@ -290,9 +294,11 @@ def lines_for(board: Board) -> st.SearchStrategy[str]:
     clues = st.tuples(st.sampled_from(CLUE_WORDS[board.lang.family]), st.sampled_from(NUMBER_WORDS)).map(" ".join)
     card = st.sampled_from(cards).map(str.lower)
     answer = st.sampled_from(answers(board.lang))
+    long_clue = st.tuples(card | st.just(""), st.text(alphabet="abcdefghilmnoprstu", min_size=70, max_size=400))
     return st.one_of(
         *[card] * 4,
         *[clues] * 3,
+        long_clue.map(lambda pair: f"{pair[0]}{pair[1]} 2"),  # a word of any length, taken or refused
         *[answer] * 2,
         near_miss(cards),
         st.sampled_from(list(listening_phrases(board.lang))),
@@ -354,6 +360,8 @@ def replays_the_same(game: AnyGame) -> None:
     through_json = [Event.from_dict(json.loads(json.dumps(e.to_dict(), ensure_ascii=False))) for e in game.events]
     saved = replay(Board.from_dict(json.loads(json.dumps(game.board.to_dict()))), through_json)
     assert saved.state == game.state
+    resumed = game_from_document(json.loads(json.dumps(save_document(game))), "the save").game  # its schema too
+    assert [e.to_dict() for e in resumed.events] == [e.to_dict() for e in game.events]
     assert [e.to_dict() for e in saved.events] == [e.to_dict() for e in game.events]
     assert saved.visible_cards() == game.visible_cards()
 
@@ -488,7 +496,7 @@ class Sound:
     level: float
 
     def audio(self) -> np.ndarray:
-        from voicehost.ears.audio import SAMPLE_RATE
+        from voicehost.audio.samples import SAMPLE_RATE
 
         count = max(0, round(self.seconds * SAMPLE_RATE))
         rng = np.random.default_rng(self.seed)
@@ -542,7 +550,7 @@ def check_heard(heard: Any, context: Any) -> None:
 def revealed_by(host: Host, heard: Any) -> str | None:
     """Hand what was heard to the host as the voice loop does; the card it revealed at once, if any."""
     seen = len(host.game.events)
-    host.hear(heard.text, heard.confidence, heard.alternatives)
+    host.hear(heard)
     guesses = [event["card"] for event in host.game.events[seen:] if event.type.value == "guess"]
     return guesses[0] if guesses else None
 
@@ -585,7 +593,7 @@ def test_random_sounds_never_crash_a_recognizer(
     recognizer, board = recognizers(request, engine)
     host = guessing_host(board) if guessing else Host(new_game(board), Prompts.load(board.lang), RecordingMouth())
     try:
-        context = host.listening_context()
+        context = host.moment()
         assert context.guessing is guessing
         heard = recognizer.recognize(sound.audio(), context)
         check_heard(heard, context)
@@ -607,7 +615,7 @@ def test_arbitrary_samples_never_crash_a_recognizer(
     recognizer, board = recognizers(request, engine)
     host = guessing_host(board)
     try:
-        context = host.listening_context()
+        context = host.moment()
         heard = recognizer.recognize(samples, context)
         check_heard(heard, context)
         revealed_by(host, heard)
@@ -635,7 +643,7 @@ def test_vosk_noise_never_reveals_a_card(vosk_ko: Any) -> None:
         host = guessing_host(korean_board())
         try:
             chunks = [audio[i : i + 1600] for i in range(0, len(audio), 1600)]
-            for heard in vosk_ko.listen(chunks, host.listening_context):
+            for heard in vosk_ko.listen(chunks, host.moment):
                 card = revealed_by(host, heard)
                 if card is not None:
                     wrong.append(f"{sound}: heard {heard.text!r} at {heard.confidence:.2f}, revealed {card}")
@@ -652,7 +660,7 @@ def test_whisper_noise_never_reveals_a_card(whisper_base: Any) -> None:
     for sound in noise_battery(2.0):
         host = guessing_host(BOARDS["classic-en"])
         try:
-            heard = whisper_base.recognize(sound.audio(), host.listening_context())
+            heard = whisper_base.recognize(sound.audio(), host.moment())
             said.append(f"{sound.kind} x{sound.level:g}: {heard.text!r} {heard.confidence:.2f}")
             card = revealed_by(host, heard)
             if card is not None:
@@ -666,8 +674,8 @@ def test_whisper_noise_never_reveals_a_card(whisper_base: Any) -> None:
 def test_whisper_hears_a_recording_longer_than_its_window(whisper_base: Any) -> None:
     host = guessing_host(BOARDS["classic-en"])
     try:
-        heard = whisper_base.recognize(Sound("white", 31.0, 0, 0.3).audio(), host.listening_context())
-        check_heard(heard, host.listening_context())
+        heard = whisper_base.recognize(Sound("white", 31.0, 0, 0.3).audio(), host.moment())
+        check_heard(heard, host.moment())
     finally:
         host.close()
 
@@ -675,8 +683,8 @@ def test_whisper_hears_a_recording_longer_than_its_window(whisper_base: Any) -> 
 def test_vosk_hears_a_long_recording(vosk_ko: Any) -> None:
     host = guessing_host(korean_board())
     try:
-        heard = vosk_ko.recognize(Sound("white", 32.0, 0, 0.3).audio(), host.listening_context())
-        check_heard(heard, host.listening_context())
+        heard = vosk_ko.recognize(Sound("white", 32.0, 0, 0.3).audio(), host.moment())
+        check_heard(heard, host.moment())
     finally:
         host.close()
 
@@ -685,7 +693,7 @@ def test_vosk_hears_a_long_recording(vosk_ko: Any) -> None:
 def espeak(voice: str, text: str) -> np.ndarray:
     """espeak-ng speech at 16 kHz (band-limited resampling of the whole clip)."""
 
-    from voicehost.ears.audio import SAMPLE_RATE
+    from voicehost.audio.samples import SAMPLE_RATE
 
     if shutil.which("espeak-ng") is None:
         pytest.fail("espeak-ng is needed to synthesize test speech: apt-get install espeak-ng")
@@ -718,8 +726,8 @@ def test_speech_in_another_language_is_heard_without_harm(
     recognizer, board = recognizers(request, engine)
     host = guessing_host(board)
     try:
-        heard = recognizer.recognize(espeak(voice, text), host.listening_context())
-        check_heard(heard, host.listening_context())
+        heard = recognizer.recognize(espeak(voice, text), host.moment())
+        check_heard(heard, host.moment())
         card = revealed_by(host, heard)
         print(f"\n{engine} {voice}: heard {heard.text!r} at {heard.confidence}; host: {host.mouth.said[-1]!r}")
         if engine == "whisper":

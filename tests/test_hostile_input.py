@@ -414,8 +414,9 @@ def test_duet_pass_before_any_clue_is_answered_in_the_games_language(tmp_path: P
 
 @pytest.fixture
 def display() -> object:
-    from voicehost.display.demo import mid_game
     from voicehost.display.web import WebDisplay
+
+    from .display_demo import mid_game
 
     game, _ = mid_game(board(Lang.EN).edition)
     web = WebDisplay(game, Prompts.load(Lang.EN), port=0)
@@ -465,13 +466,17 @@ def test_idle_and_half_sent_requests_are_let_go(display: object, monkeypatch: py
 
 def test_connections_beyond_the_limit_get_503_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     from voicehost.display import server
-    from voicehost.display.demo import mid_game
     from voicehost.display.web import WebDisplay
+
+    from .display_demo import mid_game
 
     monkeypatch.setattr(server, "MAX_CONNECTIONS", 3)
     game, _ = mid_game(board(Lang.EN).edition)
     web = WebDisplay(game, Prompts.load(Lang.EN), port=0)
     held = [socket.create_connection(("127.0.0.1", web.port), timeout=5) for _ in range(3)]
+    for sock in held:  # whole requests being served (event streams): a connection still sending would make room
+        sock.sendall(b"GET /events HTTP/1.0\r\n\r\n")
+        sock.recv(1)
     try:
         time.sleep(0.2)
         assert _ask(web.port, b"GET / HTTP/1.0\r\n\r\n").startswith(b"HTTP/1.0 503")

@@ -35,17 +35,17 @@ from engine.lang import Lang, fold_text
 from engine.legality import Verdict
 from engine.pieces import Identity
 from engine.variants import Variants
+from voicehost import understanding
+from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.display.private import ruling_text
 from voicehost.display.web import WebDisplay
-from voicehost.ears.audio import SAMPLE_RATE, Audio
 from voicehost.mouth.recording import FileMouth
 from voicehost.prompts import Prompts
-from voicehost.referee.attention import Listening
 from voicehost.referee.earpiece import check_text, key_text
 from voicehost.referee.host import Host, HostSettings
 from voicehost.understanding import Action, Command, HeardCommand, understand
-from voicehost.understanding import Phase as Hearing
 from voicehost.understanding.checks import clue_check
+from voicehost.understanding.moment import ListenMode
 from voicehost.understanding.results import HeardClueCheck
 from voicehost.understanding.talk import spoken_host_name
 
@@ -94,7 +94,7 @@ def table(
         Prompts.load(game.board.lang),
         public,
         earpiece=ear,
-        settings=HostSettings(listening=Listening.ADDRESSED, simulated="choose"),
+        settings=HostSettings(listening=ListenMode.ADDRESSED, simulated="choose"),
     )
     host.start()
     public.lines.clear()
@@ -133,7 +133,9 @@ def names_of(game: AnyGame, identity: Identity) -> list[str]:
     ],
 )
 def test_requests_are_commands_in_every_language(lang: str, said: str, command: Command) -> None:
-    heard = understand(said, phase=Hearing.CLUE, cards=board_of(f"classic-{lang}").cards, lang=Lang.parse(lang))
+    heard = understand(
+        said, phase=understanding.Phase.CLUE, cards=board_of(f"classic-{lang}").cards, lang=Lang.parse(lang)
+    )
     assert isinstance(heard, HeardCommand) and heard.command is command
 
 

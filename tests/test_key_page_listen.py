@@ -11,6 +11,7 @@ Skipped only where /usr/bin/chromium is absent.
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -21,16 +22,18 @@ from selenium.webdriver.common.keys import Keys
 
 from engine.competitive import CompetitiveGame
 from engine.duet import DuetGame
-from engine.editions import AnyGame
+from engine.editions import AnyGame, new_game
 from engine.lang import Lang, fold_text
 from engine.pieces import Edition, Identity, Side, Team
-from voicehost.display.demo import mid_game
+from voicehost.display.listen import QUESTIONS
 from voicehost.display.private import CheckHandler, CoverHandler, clue_checker
-from voicehost.display.screenshots import CHROMIUM, chromium, emulate, wait_for
 from voicehost.display.web import WebDisplay
 from voicehost.prompts import Prompts
 
+from .display_demo import deal, mid_game
+from .headless import CHROMIUM, chromium, emulate, wait_for
 from .test_display_browser import AXE, SIZES, axe_violations
+from .test_display_noninterference import hidden_twin
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (apt-get install chromium)")
 
@@ -355,7 +358,7 @@ def test_keyboard_alone(driver: Any) -> None:
         ActionChains(driver).send_keys(visible.lower(), Keys.ENTER).perform()
         wait_for(driver, "document.getElementById('check-answer').textContent !== ''")
         ruling = driver.execute_script("return document.getElementById('check-answer').textContent")
-        assert ruling == f"{visible}: not allowed: {visible} is on the table."
+        assert ruling == f"{visible} is not allowed: {visible} is on the table."
         assert spoken(driver)[-1] == {"text": ruling, "lang": "en-US"}
         tab_to(driver, "listen-toggle")
         ActionChains(driver).send_keys(Keys.SPACE).perform()  # listen mode off: the board is back
@@ -384,7 +387,8 @@ def test_accessibility_audit_in_listen_mode(driver: Any, edition: Edition, viewe
         wait_for(driver, "document.getElementById('check-answer').textContent !== ''")
         if isinstance(game, CompetitiveGame):
             wait_for(driver, "!document.getElementById('cover').hidden")
-            driver.find_element("css selector", "#cover-cards button").click()
+            # off the screen in listen mode, reached by a screen reader: it activates the button as a click does
+            driver.execute_script("document.querySelector('#cover-cards button').click()")
             wait_for(driver, "document.getElementById('cover-answer').textContent !== ''")
         assert not driver.find_element("id", "board").is_displayed()  # by ear only: the key is off the screen
         found, audits = {}, 0
@@ -399,3 +403,46 @@ def test_accessibility_audit_in_listen_mode(driver: Any, edition: Edition, viewe
         assert audits == 4
     finally:
         display.close()
+
+
+# ---- listen mode keeps the key off the screen ------------------------------------------------------
+
+
+def whole_page(driver: Any) -> bytes:
+    """A screenshot of the whole page, below the fold too."""
+    width, height = driver.execute_script(
+        "return [document.documentElement.scrollWidth, document.documentElement.scrollHeight]"
+    )
+    clip = {"x": 0, "y": 0, "width": width, "height": height, "scale": 1}
+    shot = driver.execute_cdp_cmd("Page.captureScreenshot", {"captureBeyondViewport": True, "clip": clip})
+    return base64.b64decode(shot["data"])
+
+
+def test_listen_mode_never_shows_the_key_on_screen(driver: Any) -> None:
+    """The page says listen mode hides the key from the screen: two boards with the same words and the
+    same public game but different keys give the very same pixels in listen mode, after every
+    question (the last answer, where the assassin is, stays for a screen reader only), while what is
+    said aloud differs."""
+    first = deal(Edition.CLASSIC, Lang.EN, seed=11)
+    boards = [first, hidden_twin(first, new_game(first), seed=5)]
+    assert boards[0].key != boards[1].key and boards[0].cards == boards[1].cards
+    pictures: list[list[bytes]] = [[], []]
+    heard: list[list[str]] = [[], []]
+    for n, board in enumerate(boards):
+        game = new_game(board)
+        game.reject_clue("BRAVO", "visible_word")  # a penalty: the page offers the team's own agents to cover
+        display = serve(game, Lang.EN, on_cover=lambda card: False, on_check=clue_checker(lambda g=game: g))
+        try:
+            open_key(driver, display, "spymasters")
+            listen(driver, game.team.value)
+            wait_for(driver, "!document.getElementById('cover').hidden")
+            for question in QUESTIONS[True]:
+                heard[n].append(ask(driver, question)["text"])
+                assert driver.execute_script("return document.getElementById('answer').textContent") == heard[n][-1]
+                box = driver.execute_script("return document.getElementById('answer').getBoundingClientRect().toJSON()")
+                assert box["width"] <= 1 and box["height"] <= 1, "the answer is for a screen reader, not the screen"
+                pictures[n].append(whole_page(driver))
+        finally:
+            display.close()
+    assert heard[0] != heard[1], "the two keys are told apart by ear"
+    assert pictures[0] == pictures[1], "nothing of the key shows on the screen"

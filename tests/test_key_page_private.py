@@ -22,15 +22,15 @@ from engine.game import Phase
 from engine.lang import Lang
 from engine.pieces import Edition, Identity
 from engine.variants import Variants
-from voicehost.display.demo import deal, mid_game
 from voicehost.display.private import clue_checker
-from voicehost.display.screenshots import CHROMIUM, chromium, emulate, wait_for
 from voicehost.display.server import MAX_BODY
 from voicehost.display.web import WebDisplay
 from voicehost.prompts import Prompts
 from voicehost.referee.host import Host, HostSettings
 
+from .display_demo import deal, mid_game
 from .display_support import DATE, PUBLIC_PATHS, raw_get
+from .headless import CHROMIUM, chromium, emulate, wait_for
 
 EN = Prompts.load(Lang.EN)
 CARDS = "document.querySelectorAll('#board li')"
@@ -122,10 +122,10 @@ def test_cover_and_check_reach_the_callbacks(penalized: tuple[CompetitiveGame, W
 
     visible = game.visible_cards()[0]
     assert answer(post(display.port, f"{base}/check", {"word": visible.lower()})) == {
-        "text": f"{visible}: not allowed: {visible} is on the table."
+        "text": f"{visible} is not allowed: {visible} is on the table."
     }
     assert answer(post(display.port, f"{base}/check", {"word": "zebra"})) == {"text": "ZEBRA: allowed."}
-    assert answer(post(display.port, f"{base}/check", {"word": "FBI"}))["text"].startswith("FBI: doubtful")
+    assert answer(post(display.port, f"{base}/check", {"word": "FBI"}))["text"].startswith("FBI is doubtful")
 
 
 def test_only_the_page_itself_may_ask(penalized: tuple[CompetitiveGame, WebDisplay, list[str]]) -> None:

@@ -40,7 +40,7 @@ def no_network(host, *args, **kwargs):
 socket.getaddrinfo = no_network
 try:
     from engine.lang import Lang
-    from voicehost.ears.context import Context
+    from voicehost.understanding.moment import Awaited, Moment
     if engine == "whisper":
         from voicehost.ears.recognizers.whisper import WhisperRecognizer
         recognizer = WhisperRecognizer(folder)
@@ -48,7 +48,7 @@ try:
         from voicehost.ears.recognizers.vosk.recognizer import VoskRecognizer
         recognizer = VoskRecognizer(folder)
     noise = (np.random.default_rng(0).uniform(-1, 1, 16000) * 0.1).astype(np.float32)
-    heard = recognizer.recognize(noise, Context(Lang.EN, False))
+    heard = recognizer.recognize(noise, Moment(Lang.EN, Awaited.CLUE))
     print(json.dumps({"loaded": True, "heard": heard.text, "reached": reached}))
 except Exception as exc:
     kind = f"{type(exc).__module__}.{type(exc).__qualname__}"

@@ -19,8 +19,8 @@ import pytest
 
 import voicehost.mouth.espeak
 from engine.lang import Lang
-from voicehost.ears.audio import SAMPLE_RATE, Audio
-from voicehost.ears.wav import read_wav
+from voicehost.audio.samples import SAMPLE_RATE, Audio
+from voicehost.audio.wav import read_wav
 from voicehost.mouth import FileMouth, Output, SpeakerMouth, SpeechError, Synthesizer
 from voicehost.mouth.espeak import SPEECH_RATE_WPM, choose_voice, parse_voices
 from voicehost.mouth.recording import GAP_SECONDS

@@ -22,15 +22,15 @@ import pytest
 from engine.decks import words
 from engine.lang import Lang
 from tests.speech_models import whisper_base_dir
-from voicehost.ears.audio import SAMPLE_RATE
-from voicehost.ears.context import make_context
+from voicehost.audio.samples import SAMPLE_RATE
+from voicehost.audio.wav import read_wav
 from voicehost.ears.recognizers import make_ears
 from voicehost.ears.recordings import file_chunks
-from voicehost.ears.wav import read_wav
 from voicehost.mouth import FileMouth, make_mouth, make_synthesizer
 from voicehost.mouth.piper import PiperSynthesizer
 from voicehost.speech_models import MARKER, Manifest, ModelError, check_files, install, installed_path
 from voicehost.understanding import normalize
+from voicehost.understanding.moment import Awaited, Moment
 
 pytest.importorskip("piper", reason="the Piper voice needs piper-tts: pip install 'voicehost[piper]'")
 
@@ -110,8 +110,8 @@ def test_what_piper_says_the_ears_hear(whisper: Path, in_voices: Path, tmp_path:
     assert len(read_wav(path)) == round(mouth.seconds * SAMPLE_RATE)
 
     ears = make_ears("whisper", whisper)
-    context = make_context(Lang.EN, True, BOARD)
-    heard = [heard.text for heard in ears.utterances(file_chunks(path), lambda: context)]
+    moment = Moment(Lang.EN, Awaited.GUESS, visible=tuple(BOARD))
+    heard = [heard.text for heard in ears.utterances(file_chunks(path), lambda: moment)]
     said = [normalize(text, Lang.EN).split() for text in heard]  # the card alone, or with what followed it
     assert said and said[0][0] == normalize("CHERRY", Lang.EN), heard
     assert any(normalize("PRETZEL", Lang.EN) in words for words in said), heard
@@ -130,7 +130,7 @@ def test_without_a_piper_voice_espeak_speaks(
     assert isinstance(synthesizer, Synthesizer)
     err = capsys.readouterr().err
     assert "No Piper voice for pt-BR is installed" in err
-    assert "voicehost models install pt-BR --engine piper" in err and "espeak-ng speaks instead" in err
+    assert "voicehost models install pt-BR --engine piper" in err and "O espeak-ng fala no lugar dela" in err
 
 
 def test_a_voice_downloaded_elsewhere_is_installed_from_the_models_folder(tmp_path: Path) -> None:

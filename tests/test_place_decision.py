@@ -15,11 +15,14 @@ from dataclasses import replace
 import pytest
 
 from engine.lang import Lang
-from voicehost.decision import calibration, decide
+from voicehost.decision import Calibration, calibration
+from voicehost.decision import decide as decide_read
 from voicehost.decision.calibration import Logistic
 from voicehost.ears.heard import ClosedSet, Heard
-from voicehost.understanding import Action, HeardGuess, NotUnderstood, Phase
+from voicehost.understanding import Action, HeardGuess, NotUnderstood, Understanding
+from voicehost.understanding.moment import Awaited, Moment
 from voicehost.understanding.positions import Grid, places_to_score, scored_places
+from voicehost.understanding.reading import Reading
 
 CARDS = tuple(f"CARD{i:02}" for i in range(25))
 GRID = Grid(CARDS, 5)
@@ -55,55 +58,61 @@ def heard(text: str, *, names: dict[str, float], places: ClosedSet | None) -> He
     )
 
 
+def decide(said: Heard, grid: Grid = GRID, model: Calibration | None = None) -> Understanding:
+    """The decision on `said` while guessing, every card of `grid` visible."""
+    moment = Moment(Lang.EN, Awaited.GUESS, visible=grid.cards, grid=grid)
+    return decide_read(said, Reading(said.text, moment, said.confidence), model)
+
+
 SURE = replace(calibration(), place=Logistic(bias=-6.0, weights=(12.0, 0.0, 0.0, 0.0, 0.0, 0.0), act=0.9, ask=0.5))
 """A place model that acts on a share above ~0.68 and asks back from 0.5: what the tests need to see."""
 
 
 def test_a_place_that_explains_the_audio_better_than_every_name_is_the_card_there() -> None:
     said = heard("Rho 2 column 3", names={"CARD00": -40.0, "CARD01": -41.0}, places=places_scored("C2", 20.0))
-    understood = decide(said, phase=Phase.GUESS, cards=CARDS, lang=Lang.EN, grid=GRID, model=SURE)
+    understood = decide(said, model=SURE)
     assert isinstance(understood, HeardGuess)
     assert (understood.card, understood.place, understood.action) == ("CARD07", "C2", Action.ACCEPT)
 
 
 def test_a_name_that_explains_the_audio_better_is_taken_by_its_name() -> None:
-    said = heard("card03", names={"CARD03": -2.0, "CARD04": -9.0}, places=places_scored("C2", 5.0))
-    understood = decide(said, phase=Phase.GUESS, cards=CARDS, lang=Lang.EN, grid=GRID, model=SURE)
+    said = heard("that card", names={"CARD03": -2.0, "CARD04": -9.0}, places=places_scored("C2", 5.0))
+    understood = decide(said, model=SURE)
     assert isinstance(understood, HeardGuess)
     assert understood.place == "" and understood.card == "CARD03"
 
 
 def test_words_that_read_as_a_place_make_it_a_place_even_below_a_name() -> None:
     said = heard("row two column three", names={"CARD03": -2.0}, places=places_scored("C2", 5.0))
-    understood = decide(said, phase=Phase.GUESS, cards=CARDS, lang=Lang.EN, grid=GRID, model=SURE)
+    understood = decide(said, model=SURE)
     assert isinstance(understood, HeardGuess) and understood.place == "C2"
 
 
 def test_an_unsure_place_is_asked_back_and_a_doubtful_one_asked_again() -> None:
     unsure = replace(SURE, place=replace(SURE.place, bias=-11.5))  # type: ignore[type-var]
     said = heard("Rho 2 column 3", names={"CARD00": -40.0}, places=places_scored("C2", 20.0))
-    understood = decide(said, phase=Phase.GUESS, cards=CARDS, lang=Lang.EN, grid=GRID, model=unsure)
+    understood = decide(said, model=unsure)
     assert isinstance(understood, HeardGuess) and understood.action is Action.CONFIRM
     doubtful = heard("Rho column", names={"CARD00": -40.0}, places=places_scored("C2", 0.5))
-    again = decide(doubtful, phase=Phase.GUESS, cards=CARDS, lang=Lang.EN, grid=GRID, model=SURE)
+    again = decide(doubtful, model=SURE)
     assert isinstance(again, NotUnderstood) and again.action is Action.REPROMPT
 
 
 def test_without_a_place_model_a_place_is_never_acted_on_from_the_scores() -> None:
     bare = replace(calibration(), place=None)
     said = heard("Rho 2 column 3", names={"CARD00": -40.0}, places=places_scored("C2", 20.0))
-    understood = decide(said, phase=Phase.GUESS, cards=CARDS, lang=Lang.EN, grid=GRID, model=bare)
+    understood = decide(said, model=bare)
     assert isinstance(understood, HeardGuess) and understood.action is Action.CONFIRM
 
 
 def test_a_place_off_a_smaller_grid_is_never_taken() -> None:
     said = heard("Rho 5 column 1", names={"CARD00": -40.0}, places=places_scored("A5", 20.0))
-    understood = decide(said, phase=Phase.GUESS, cards=PICTURES.cards, lang=Lang.EN, grid=PICTURES, model=SURE)
+    understood = decide(said, PICTURES, model=SURE)
     assert not (isinstance(understood, HeardGuess) and understood.place == "A5")
 
 
 def test_typed_places_are_read_as_before() -> None:
-    typed = decide(Heard("B3"), phase=Phase.GUESS, cards=CARDS, lang=Lang.EN, grid=GRID)
+    typed = decide(Heard("B3"))
     assert isinstance(typed, HeardGuess) and (typed.card, typed.action) == ("CARD11", Action.ACCEPT)
 
 

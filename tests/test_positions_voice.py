@@ -19,9 +19,9 @@ import numpy as np
 import pytest
 
 from engine.board import Board
-from voicehost.ears.audio import SAMPLE_RATE, Audio
-from voicehost.ears.judge import judge
-from voicehost.ears.wav import read_wav
+from voicehost.audio.samples import SAMPLE_RATE, Audio
+from voicehost.audio.wav import read_wav
+from voicehost.cli.hearing import judge
 
 from .speech_models import whisper_base_dir
 

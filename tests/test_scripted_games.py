@@ -28,10 +28,12 @@ Headers, read from the comment lines:
     optional, repeatable: no announcement contains this text.
 ``# expect-last-say: text``
     optional: the last announcement contains this text.
+``# expect-console: text``
+    optional, repeatable: the console (stderr) shows this text, and no announcement says it.
 ``# xfail: reason``
     a known bug in the host (not in the script): the test is ``xfail(strict=True)``.
 
-Checks on every game: exit code 0 and nothing on stderr; every stdout line is non-empty text;
+Checks on every game: exit code 0 and nothing on stderr but the console's key hint; every stdout line is non-empty text;
 ``seq`` runs 1..n; one ``game_over``, the last event; and a simple secrecy check: an identity
 word ("um agente azul", "the assassin"...) said right after a card's name must be that card's
 identity, said no earlier than the event that revealed it (see ``check_secrecy``).
@@ -61,6 +63,7 @@ from .scripting import (
     Run,
     Script,
     board_of,
+    console_notes_only,
     kill_after,
     lines_text,
     parse_script,
@@ -247,6 +250,9 @@ def check_expectations(script: Script, run: Run) -> None:
         assert not said, f"the host said {text!r}: {said[0]}"
     if script.expect_last_say is not None:
         assert script.expect_last_say in run.said[-1], f"the last announcement is {run.said[-1]!r}"
+    for text in script.expect_console:
+        assert text in run.stderr, f"the console never showed {text!r}"
+        assert not any(text in line for line in run.said), f"the host said {text!r} aloud"
 
 
 def test_the_secrecy_check_catches_a_leak() -> None:
@@ -286,7 +292,7 @@ def test_scripts_cover_every_language_and_edition() -> None:
 def test_scripted_game(script: Script, runner: Runner) -> None:
     run = runner.result(script)
     assert run.returncode == 0, run.stderr
-    assert run.stderr == ""
+    assert console_notes_only(run.stderr), run.stderr
     check_said(run)
     check_log(run)
     board = board_of(script.args)

@@ -107,7 +107,7 @@ def test_the_events_log_cuts_off_a_torn_last_line_and_rewrites_it_whole(tmp_path
     path = tmp_path / "e.jsonl"
     kept = whole.splitlines(keepends=True)
     path.write_text("".join(kept[:-1]) + kept[-1][:-1], encoding="utf-8")  # even a last line short of its newline
-    log = EventLog(path, game.events[:1], resumed=True)
+    log = EventLog(path, game.events, resumed=True)
     assert log.last_seq == len(kept) - 1
     assert path.read_text(encoding="utf-8") == "".join(kept[:-1]), "the fragment is cut off on opening"
     log.append(game.events)

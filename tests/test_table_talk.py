@@ -22,9 +22,9 @@ from engine.game import Phase
 from engine.lang import Lang
 from engine.variants import Variants
 from voicehost.prompts import Prompts
-from voicehost.referee.attention import Listening
 from voicehost.referee.host import Host, HostSettings
 from voicehost.referee.questions import ConfirmGuess
+from voicehost.understanding.moment import ListenMode
 from voicehost.understanding.talk import form_of, spoken_host_name
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,7 +47,7 @@ def talk(lang: str) -> list[str]:
     return [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def table(lang: str, listening: Listening, host_name: str = "") -> tuple[Host, Said, AnyGame]:
+def table(lang: str, listening: ListenMode, host_name: str = "") -> tuple[Host, Said, AnyGame]:
     data = json.loads((ROOT / "tests" / "boards" / f"classic-{lang}.json").read_text(encoding="utf-8"))
     game = new_game(Board.from_dict(data), Variants())
     said = Said()
@@ -85,9 +85,9 @@ def test_the_corpus_is_what_its_readme_says() -> None:
             assert any(card.lower() in line for card in cards), f"{lang}: {line!r} names no card"
 
 
-@pytest.mark.parametrize("listening", list(Listening), ids=lambda listening: listening.value)
+@pytest.mark.parametrize("listening", list(ListenMode), ids=lambda listening: listening.value)
 @pytest.mark.parametrize("lang", LANGS)
-def test_talk_gets_silence_whatever_the_host_waits_for(lang: str, listening: Listening) -> None:
+def test_talk_gets_silence_whatever_the_host_waits_for(lang: str, listening: ListenMode) -> None:
     host, said, game = table(lang, listening)
     lines = talk(lang)
     silent_through(host, said, game, lines)  # a clue is awaited
@@ -96,8 +96,11 @@ def test_talk_gets_silence_whatever_the_host_waits_for(lang: str, listening: Lis
     silent_through(host, said, game, lines)  # guesses are awaited
     card = game.visible_cards()[0]
     host.hear(addressed(lang, HEDGES[lang].format(card=card.lower())))  # said to the host, hedged: asked back
-    assert isinstance(host.question, ConfirmGuess) and host.question.candidates == [card]
-    silent_through(host, said, game, lines)  # an answer is awaited: talk does not answer it
+    assert isinstance(host.question, ConfirmGuess) and host.question.candidates == (card,)
+    asked, count = said.lines[-1], len(said.lines)
+    host.hear(lines[0])  # an answer is awaited: talk does not answer it, and the question is asked again, once
+    assert said.lines[count:] == [asked] and guessed(game) == []
+    silent_through(host, said, game, lines)
     host.hear(YES[lang])  # the answer needs no name: the host has just asked
     assert guessed(game) == [card]
 
@@ -110,7 +113,7 @@ def test_every_talk_line_has_the_form_of_talk(lang: str) -> None:
 
 
 def test_the_addressed_way_acts_only_on_moves_said_to_the_host() -> None:
-    host, said, game = table("en", Listening.ADDRESSED)
+    host, said, game = table("en", ListenMode.ADDRESSED)
     host.hear("music, two")  # a clue not said to the host: one hint, nothing done
     assert [e.type for e in game.events] == [EventType.GAME_STARTED]
     assert said.lines[-1] == host.t("listen.hint", name="host")
@@ -131,22 +134,22 @@ def test_the_addressed_way_acts_only_on_moves_said_to_the_host() -> None:
 
 
 def test_the_way_of_playing_is_switched_by_voice() -> None:
-    host, said, game = table("pt-BR", Listening.ADDRESSED)
+    host, said, game = table("pt-BR", ListenMode.ADDRESSED)
     host.hear("modo aberto")  # switching to the open way changes what counts: it must be said to the host
-    assert host.listening is Listening.ADDRESSED
+    assert host.listening is ListenMode.ADDRESSED
     host.hear("anfitrião, modo aberto")
     assert said.lines[-1] == host.t("listen.open")
     host.hear("música, dois")
     assert game.events[-1].type is EventType.CLUE
     host.hear("só quando te chamarem")  # back to the addressed way: safe, needs no name
-    assert host.listening is Listening.ADDRESSED
+    assert host.listening is ListenMode.ADDRESSED
     assert said.lines[-1] == host.t("listen.addressed", name="apresentador")
     host.hear("gravata")
     assert game.events[-1].type is EventType.CLUE
 
 
 def test_a_name_the_players_chose() -> None:
-    host, said, game = table("it", Listening.ADDRESSED, host_name="Zeno")
+    host, said, game = table("it", ListenMode.ADDRESSED, host_name="Zeno")
     host.hear("musica, due")
     assert said.lines[-1] == host.t("listen.hint", name="Zeno")  # the hint names the players' name
     host.hear("Zeno, musica, due")
@@ -155,8 +158,8 @@ def test_a_name_the_players_chose() -> None:
     assert guessed(game) == ["RAZZO"]
 
 
-@pytest.mark.parametrize("listening", list(Listening), ids=lambda listening: listening.value)
-def test_turn_taking_by_form(listening: Listening) -> None:
+@pytest.mark.parametrize("listening", list(ListenMode), ids=lambda listening: listening.value)
+def test_turn_taking_by_form(listening: ListenMode) -> None:
     host, said, game = table("en", listening)
     count = len(said.lines)
     host.hear("walrus")  # a lone card while the spymaster thinks: an operative ahead of time, no reply
@@ -174,7 +177,7 @@ def test_turn_taking_by_form(listening: Listening) -> None:
 
 
 def test_the_open_way_acts_on_moves_by_their_form() -> None:
-    host, said, game = table("en", Listening.OPEN)
+    host, said, game = table("en", ListenMode.OPEN)
     host.hear("music, two")
     assert game.events[-1].type is EventType.CLUE
     host.hear("I think it's the walrus")
@@ -192,14 +195,14 @@ def test_a_name_the_transcript_left_out_counts_when_the_ears_heard_it() -> None:
     from voicehost.decision import calibration
     from voicehost.ears.heard import Heard
 
-    host, _, game = table("en", Listening.ADDRESSED)
+    host, _, game = table("en", ListenMode.ADDRESSED)
     host.hear(addressed("en", CLUES["en"]))
-    assert host.listening_context().names == ("host",)
+    assert host.moment().names == ("host",)
     card = game.visible_cards()[0]
     point = calibration().name_gain
     host.hear(Heard(card.lower(), 0.95, name_gain=point - 1.0))  # a card merely mentioned
     assert guessed(game) == []
     host.hear(Heard(card.lower(), 0.95, name_gain=point + 1.0))
     assert guessed(game) == [card]
-    open_host, _, _ = table("en", Listening.OPEN)
-    assert open_host.listening_context().names == ()  # in the open way nobody needs to be named
+    open_host, _, _ = table("en", ListenMode.OPEN)
+    assert open_host.moment().names == ()  # in the open way nobody needs to be named

@@ -20,7 +20,7 @@ from engine.lang import Lang
 from tests.speech_models import whisper_base_dir
 from tests.test_table_talk import CLUES, LANGS, addressed, table, talk
 from voicehost.ears.recognizers.whisper import WhisperRecognizer
-from voicehost.referee.attention import Listening
+from voicehost.understanding.moment import ListenMode
 
 LINES_PER_LANG = 24
 CONDITION = Condition.parse("babble-10")
@@ -44,7 +44,7 @@ def person_like(lang: Lang) -> TestVoice:
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_talk_said_over_babble_gets_silence(lang: str, recognizer: WhisperRecognizer, cache: Path) -> None:
-    tables = {listening: table(lang, listening) for listening in Listening}
+    tables = {listening: table(lang, listening) for listening in ListenMode}
     for host, _, game in tables.values():
         host.hear(addressed(lang, CLUES[lang]))
         assert game.state.phase is Phase.GUESS
@@ -53,14 +53,14 @@ def test_talk_said_over_babble_gets_silence(lang: str, recognizer: WhisperRecogn
     heard_lines = []
     for line in talk(lang)[:LINES_PER_LANG]:
         audio = audio_of(Utterance(Lang.parse(lang), voice, "talk", line, "test"), CONDITION, cache)
-        host = tables[Listening.OPEN][0]
-        heard = recognizer.recognize(audio, host.listening_context())
+        host = tables[ListenMode.OPEN][0]
+        heard = recognizer.recognize(audio, host.moment())
         heard_lines.append(f"{line!r} heard as {heard.text!r}")
         for listening, (host, said, game) in tables.items():
             host.hear(heard)
             spoken, events = counts[listening]
             assert len(game.events) == events, f"{listening.value}: {heard_lines[-1]} changed the game"
-            if listening is Listening.ADDRESSED:
+            if listening is ListenMode.ADDRESSED:
                 assert said.lines[spoken:] == [], f"{listening.value}: the host answered {heard_lines[-1]}"
             else:  # open: talk half heard as a card may be asked back ("CEMITÉRIO?"), never acted on
                 del said.lines[spoken:]

@@ -11,22 +11,23 @@ from bench.recognition import host_hears
 from engine.lang import Lang
 from voicehost.decision import calibration
 from voicehost.ears.heard import Heard
-from voicehost.referee.attention import Attention, Listening
-from voicehost.referee.take_up import Moment, heard_afresh, take_up
+from voicehost.referee.attention import Attention
+from voicehost.referee.take_up import heard_afresh, take_up
 from voicehost.understanding import Action, HeardGuess
+from voicehost.understanding.moment import Awaited, ListenMode, Moment
 from voicehost.understanding.results import Command, HeardClueCheck
 
 CARDS = ("WALRUS", "PIANO", "OCEAN", "CHERRY")
 
 
-def moment(guessing: bool, listening: Listening = Listening.OPEN) -> Moment:
-    return Moment(Lang.EN, CARDS, None, guessing=guessing, listening=listening)
+def moment(guessing: bool, listening: ListenMode = ListenMode.OPEN) -> Moment:
+    return Moment(Lang.EN, Awaited.GUESS if guessing else Awaited.CLUE, visible=CARDS, listening=listening)
 
 
 @pytest.mark.parametrize(
-    ("said", "listening"), [("is ocean allowed?", Listening.OPEN), ("Host, is ocean allowed?", Listening.ADDRESSED)]
+    ("said", "listening"), [("is ocean allowed?", ListenMode.OPEN), ("Host, is ocean allowed?", ListenMode.ADDRESSED)]
 )
-def test_a_clue_check_is_a_request_not_talk_nor_a_clue(said: str, listening: Listening) -> None:
+def test_a_clue_check_is_a_request_not_talk_nor_a_clue(said: str, listening: ListenMode) -> None:
     taken = take_up(Heard(said), moment(False, listening))
     assert isinstance(taken.understood, HeardClueCheck) and taken.understood.word == "ocean"
     assert taken.understood.command is Command.CHECK_CLUE
@@ -36,7 +37,7 @@ def test_a_clue_check_is_a_request_not_talk_nor_a_clue(said: str, listening: Lis
 def test_the_bench_hears_as_the_host_takes_up() -> None:
     for text, guessing in (("is ocean allowed?", False), ("walrus", True), ("Host, maybe the piano", True)):
         taken = take_up(Heard(text), moment(guessing))
-        heard = host_hears(Heard(text), Lang.EN, CARDS, guessing=guessing, answering=False, listening=Listening.OPEN)
+        heard = host_hears(Heard(text), Lang.EN, CARDS, guessing=guessing, answering=False, listening=ListenMode.OPEN)
         assert heard == (taken.verdict, taken.understood)
 
 
@@ -44,7 +45,7 @@ def test_a_hedged_move_is_asked_back_and_stays_hedged_heard_afresh() -> None:
     taken = take_up(Heard("Host, maybe the piano"), moment(True))
     assert taken.form.addressed and taken.hedge
     assert isinstance(taken.understood, HeardGuess) and taken.understood.action is Action.CONFIRM
-    again = heard_afresh(taken, Moment(Lang.EN, CARDS, None, guessing=True, asked=True, offers=("WALRUS",)))
+    again = heard_afresh(taken, Moment(Lang.EN, Awaited.GUESS, visible=CARDS, asked=True, offers=("WALRUS",)))
     assert isinstance(again, HeardGuess) and again.card == "PIANO" and again.action is Action.CONFIRM
 
 
@@ -52,12 +53,36 @@ def test_the_name_heard_but_not_written_counts_surely_or_is_asked_back() -> None
     points = calibration()
     if not (math.isfinite(points.name_ask) and points.name_ask < points.name_gain):
         pytest.skip("no name-gain band calibrated")
-    sure = take_up(Heard("walrus", name_gain=points.name_gain + 1), moment(True, Listening.ADDRESSED))
+    sure = take_up(Heard("walrus", name_gain=points.name_gain + 1), moment(True, ListenMode.ADDRESSED))
     assert sure.named is Attention.TAKE and sure.verdict is Attention.TAKE and not sure.hedge
     assert isinstance(sure.understood, HeardGuess) and sure.understood.action is Action.ACCEPT
     likely = (points.name_ask + points.name_gain) / 2
-    maybe = take_up(Heard("walrus", name_gain=likely), moment(True, Listening.ADDRESSED))
+    maybe = take_up(Heard("walrus", name_gain=likely), moment(True, ListenMode.ADDRESSED))
     assert maybe.named is Attention.ASK_BACK and maybe.hedge
     assert isinstance(maybe.understood, HeardGuess) and maybe.understood.action is Action.CONFIRM
-    unsaid = take_up(Heard("walrus", name_gain=points.name_ask - 1), moment(True, Listening.ADDRESSED))
+    unsaid = take_up(Heard("walrus", name_gain=points.name_ask - 1), moment(True, ListenMode.ADDRESSED))
     assert unsaid.named is None and unsaid.verdict is Attention.HINT
+
+
+TALK_AND_MOVES = [
+    ("is it the ocean?", "ignore"),
+    ("no, not the ocean", "ignore"),
+    ("maybe the ocean, or", "ignore"),
+    ("the ocean", "accept"),
+    ("Host, maybe the piano", "confirm"),
+]
+
+
+@pytest.mark.parametrize(("said", "action"), TALK_AND_MOVES)
+def test_voicehost_hear_gives_the_hosts_own_verdict(said: str, action: str) -> None:
+    """`voicehost hear` takes an utterance up through the host's own step: table talk is reported as
+    ignored, as the host ignores it, never as a guess to act on or confirm."""
+    from voicehost.cli.hearing import verdict
+
+    moment = Moment(Lang.EN, Awaited.GUESS, visible=CARDS)
+    result = verdict(Heard(said), moment, "test").result
+    assert result["action"] == action
+    taken = take_up(Heard(said), moment)
+    assert (taken.verdict is Attention.IGNORE) == (action == "ignore")
+    if action != "ignore":
+        assert result["card"] in CARDS

@@ -22,7 +22,7 @@ row's and a column's number ("이 삼", bench/korean.py KOREAN_PLACES), and only
 the model lacks, which is heard right: the test checks the path (the place phrases in vosk's grammar
 beside the cards, the streaming recognizer, the host revealing the card there), not the rate. The
 phrase heard is turned into the game's English place phrase by the test, standing in for a vosk model
-of the game's language, whose grammar holds that language's place phrases (`make_context`). A place by
+of the game's language, whose grammar holds that language's place phrases (`Moment.phrases`). A place by
 voice is measured with Whisper in the bench (bench/places.py) and tested in tests/test_positions_voice.py.
 """
 
@@ -44,16 +44,16 @@ from bench.voices import synthesize
 from engine.board import Board
 from engine.editions import new_game
 from engine.lang import Lang
-from voicehost.ears.audio import SAMPLE_RATE
-from voicehost.ears.context import Context, make_context
+from voicehost.audio.samples import SAMPLE_RATE
+from voicehost.audio.wav import write_wav
 from voicehost.ears.recognizers import unheard_check
 from voicehost.ears.recognizers.vosk.recognizer import VoskRecognizer
 from voicehost.ears.recognizers.vosk.vocabulary import VoskVocabulary, cards_unheard
 from voicehost.ears.streams import SegmentedEars, StreamingEars
-from voicehost.ears.wav import write_wav
 from voicehost.prompts import Prompts
 from voicehost.referee.host import Host, HostSettings
 from voicehost.speech_models import Manifest, install
+from voicehost.understanding.moment import Awaited, Moment
 
 from .scripting import cli_env
 
@@ -103,7 +103,7 @@ def test_the_recognizer_knows_which_words_its_model_lacks(recognizer: VoskRecogn
     cards = ["고양이", LACKING, "XYZZY", "도서관", "고양이-자동차"]
     assert recognizer.unheard(cards) == [LACKING, "XYZZY"]  # a hyphenated card is heard as its parts
     assert VoskVocabulary(korean_model).unheard(cards) == [LACKING, "XYZZY"]  # the graph alone, for deal/models
-    grammar = recognizer.grammar_for(make_context(Lang.EN, True, tuple(korean_board().cards)))
+    grammar = recognizer.grammar_for(Moment(Lang.EN, Awaited.GUESS, visible=tuple(korean_board().cards)))
     assert grammar is not None and LACKING.lower() in grammar.unknown and LACKING not in grammar.phrases
     # the English place words are not Korean: the Korean model cannot hold them in its grammar
     assert "row two column three" in grammar.unknown
@@ -174,9 +174,9 @@ def test_the_card_the_model_lacks_is_revealed_when_its_place_is_said(recognizer:
     row, column = divmod(PLACE, 5)
     phrase = next(text for text, place in KOREAN_PLACES.items() if place == (row + 1, column + 1))
 
-    def listening() -> Context:  # the host's own context, with the places as the Korean model can hold them
-        context = host.listening_context()
-        return replace(context, phrases=(*context.phrases, *KOREAN_PLACES))
+    def listening() -> Moment:  # the host's own moment, with the places as the Korean model can hold them
+        moment = host.moment()
+        return replace(moment, spoken_phrases=(*moment.phrases, *KOREAN_PLACES))
 
     speech = synthesize(KOREAN_VOICE, phrase, cache_dir=default_cache())
     quiet = np.zeros(SAMPLE_RATE // 2, dtype=np.float32)

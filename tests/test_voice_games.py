@@ -29,18 +29,18 @@ from engine.board import Board
 from engine.editions import AnyGame, new_game
 from engine.variants import Variants
 from tests.speech_models import whisper_base_dir
-from voicehost.ears.loop import VoiceLoop
+from voicehost.audio.wav import read_wav, write_wav
 from voicehost.ears.recognizers import make_ears
 from voicehost.ears.recordings import file_chunks
 from voicehost.ears.streams import Ears
-from voicehost.ears.wav import read_wav, write_wav
+from voicehost.frontends.voice_loop import VoiceLoop
 from voicehost.prompts import Prompts
-from voicehost.referee.attention import Listening
 from voicehost.referee.host import Host, HostSettings
+from voicehost.understanding.moment import ListenMode
 
 ROOT = Path(__file__).resolve().parent.parent
 BOARDS = ROOT / "tests" / "boards"
-BY_VOICE = HostSettings(listening=Listening.ADDRESSED)
+BY_VOICE = HostSettings(listening=ListenMode.ADDRESSED)
 """The addressed way, the harder one by voice: a move counts said to the host (the players say its name)."""
 
 

@@ -32,10 +32,9 @@ from bench.korean import board as bench_board
 from engine.decks import picture_names, words
 from engine.editions import new_game
 from engine.lang import Lang
-from voicehost.ears.audio import SAMPLE_RATE, Audio
-from voicehost.ears.context import Context, deck_fillers
+from voicehost.audio.samples import SAMPLE_RATE, Audio, to_pcm16
+from voicehost.cli.hearing import moment_of
 from voicehost.ears.heard import Heard
-from voicehost.ears.judge import context_for
 from voicehost.ears.recognizers.vosk.endpoint import CONTINUATION_SILENCE_MS, ENDPOINT_SILENCE_MS
 from voicehost.ears.recognizers.vosk.recognizer import (
     FILLER_CONFIDENCE,
@@ -44,15 +43,15 @@ from voicehost.ears.recognizers.vosk.recognizer import (
     VoskRecognizer,
 )
 from voicehost.ears.voice_check import NOT_SPEECH_CONFIDENCE, sounds_like_a_voice, speech_evidence
-from voicehost.ears.wav import to_pcm16
 from voicehost.prompts import Prompts
 from voicehost.referee.host import Host
 from voicehost.speech_models import Manifest, ModelError, install
 from voicehost.understanding import LOW_ASR_CONFIDENCE
+from voicehost.understanding.moment import Awaited, Moment, deck_fillers
 
 NOUNS = ("고양이", "자동차", "병원", "지하철", "피아노", "운동장", "코끼리", "도서관")
 """cat, car, hospital, subway, piano, playground, elephant, library."""
-LANG = Lang.EN  # Context wants a game language; the Korean model decides what is heard
+LANG = Lang.EN  # a Moment wants a game language; the Korean model decides what is heard
 CHUNK = SAMPLE_RATE // 10  # 0.1 s, as the microphone delivers it
 
 
@@ -73,8 +72,16 @@ def recognizer(korean_model: Path) -> VoskRecognizer:
     return loaded
 
 
-def guessing(*cards: str, phrases: tuple[str, ...] = ()) -> Context:
-    return Context(LANG, guessing=True, cards=cards, phrases=phrases)
+def korean(
+    cards: tuple[str, ...] = (), phrases: tuple[str, ...] = (), fillers: tuple[str, ...] = (), guessing: bool = True
+) -> Moment:
+    """A moment whose grammar holds Korean: the cards, and exactly these phrases and fillers."""
+    awaited = Awaited.GUESS if guessing else Awaited.CLUE
+    return Moment(LANG, awaited, visible=cards, spoken_phrases=phrases, spoken_fillers=fillers)
+
+
+def guessing(*cards: str, phrases: tuple[str, ...] = ()) -> Moment:
+    return korean(cards, phrases)
 
 
 @cache
@@ -118,7 +125,7 @@ def test_every_recognizer_is_warmed_up_at_load(korean_model: Path) -> None:
     for decoder in (fresh._free, fresh._closed, fresh._plain):  # each decoded the warm-up hiss
         assert decoder.tape.around(0.0, WARM_UP_SECONDS).size == round(WARM_UP_SECONDS * SAMPLE_RATE)
     started = time.perf_counter()
-    heard = fresh.recognize(utterance("오늘 날씨가 좋네요"), Context(LANG, guessing=False))
+    heard = fresh.recognize(utterance("오늘 날씨가 좋네요"), korean(guessing=False))
     print(f"\nloaded and warmed up in {loaded:.2f} s; first free decode {time.perf_counter() - started:.2f} s")
     assert heard.text
 
@@ -190,7 +197,7 @@ def test_the_grammar_keeps_hangul_raw_and_leaves_out_unknown_words(recognizer: V
 
 
 def test_no_grammar_for_clues_or_for_cards_the_model_cannot_hear(recognizer: VoskRecognizer) -> None:
-    assert recognizer.grammar_for(Context(LANG, guessing=False, cards=NOUNS)) is None
+    assert recognizer.grammar_for(korean(NOUNS, guessing=False)) is None
     assert recognizer.grammar_for(guessing("xyzzy", "plugh")) is None  # free vocabulary, rather than nothing
 
 
@@ -247,8 +254,8 @@ def test_a_stream_broken_mid_word_leaves_the_recognizer_usable(recognizer: VoskR
 # ---- fillers --------------------------------------------------------------------------------------
 
 
-def with_fillers(*cards: str, phrases: tuple[str, ...] = ()) -> Context:
-    return Context(LANG, guessing=True, cards=cards, phrases=phrases, fillers=KOREAN_FILLERS)
+def with_fillers(*cards: str, phrases: tuple[str, ...] = ()) -> Moment:
+    return korean(cards, phrases, KOREAN_FILLERS)
 
 
 def test_the_korean_fillers_are_fair(recognizer: VoskRecognizer) -> None:
@@ -265,7 +272,7 @@ def test_fillers_go_into_the_grammar_weighing_less_than_a_card(
     recognizer: VoskRecognizer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fillers = ("강아지", "고양이", "운동장", "xyzzy", "강아지", "토끼", "고양이-토끼")
-    context = Context(LANG, guessing=True, cards=NOUNS[:4], phrases=("네", "아니요", "피아노 운동장"), fillers=fillers)
+    context = korean(NOUNS[:4], ("네", "아니요", "피아노 운동장"), fillers)
     grammar = recognizer.grammar_for(context)
     assert grammar is not None
     # a card, a word of a phrase, a word the model does not know, twice the same, a part of a card: left out
@@ -283,7 +290,7 @@ def test_fillers_go_into_the_grammar_weighing_less_than_a_card(
     monkeypatch.setattr("voicehost.ears.recognizers.vosk.recognizer.MAX_FILLERS", 10)
     few = with_fillers(*NOUNS[:3])
     spread = recognizer.grammar_for(few)
-    del recognizer._grammars[few]  # not cached for the tests that follow
+    del recognizer._grammars[(few.cards, few.phrases, few.fillers)]  # not cached for the tests that follow
     assert spread is not None and len(spread.fillers) == 10  # an even spread over them
     assert spread.fillers[0] == KOREAN_FILLERS[0] and spread.fillers[-1] in KOREAN_FILLERS[-len(KOREAN_FILLERS) // 9 :]
 
@@ -339,17 +346,22 @@ def test_the_host_offers_its_decks_as_fillers_while_guessing() -> None:
     assert set(deck_fillers(lang)) == {*words(lang), *picture_names(lang)}
     host = Host(new_game(bench_board(lang)), Prompts.load(lang), Recording())
     host.start()
-    assert host.listening_context().fillers == ()  # a clue: free words, no grammar
+    assert host.moment().fillers == ()  # a clue: free words, no grammar
     host.hear("music, two")
-    context = host.listening_context()
-    assert context.guessing and context.fillers is deck_fillers(lang)
-    assert host.listening_context() == context  # the same context until something happens: one grammar
-    # `voicehost hear` listens as the host does: a recording judged there is judged as in a game
-    assert context_for(bench_board(lang), "guess") == context
-    assert context_for(bench_board(lang), "clue").fillers == ()
+    moment = host.moment()
+    assert moment.guessing and moment.fillers is deck_fillers(lang)
+    assert host.moment() == moment  # the same moment until something happens: one grammar
+    # `voicehost hear` listens as the host does: a recording judged there is heard as in a game
+    heard_alone = moment_of(bench_board(lang), "guess")
+    assert (heard_alone.cards, heard_alone.phrases, heard_alone.fillers) == (
+        moment.cards,
+        moment.phrases,
+        moment.fillers,
+    )
+    assert moment_of(bench_board(lang), "clue").fillers == ()
     # what players say around a card is in the grammar, or its words would go to a card or a filler
-    assert {"i think it's", "it's", "the"} <= set(context.phrases)
-    assert "i think it's" not in context_for(bench_board(lang), "clue").phrases
+    assert {"i think it's", "it's", "the"} <= set(moment.phrases)
+    assert "i think it's" not in moment_of(bench_board(lang), "clue").phrases
 
 
 class Recording:
@@ -505,7 +517,7 @@ def test_the_context_is_read_again_for_each_utterance(recognizer: VoskRecognizer
     first, second = guessing(*NOUNS[:4]), guessing(*NOUNS[4:])
     heard_so_far: list[Heard] = []
 
-    def source() -> Context:
+    def source() -> Moment:
         return second if heard_so_far else first
 
     results = []
@@ -524,7 +536,7 @@ def test_a_context_change_during_silence_applies_to_the_next_word(recognizer: Vo
     audio = np.concatenate([quiet(1.5, 5), utterance("운동장", seed=6), quiet(1.0, 7)])
     calls = 0
 
-    def source() -> Context:
+    def source() -> Moment:
         nonlocal calls
         calls += 1
         return guessing(*NOUNS[:4]) if calls <= 5 else guessing(*NOUNS[4:])  # changes after 0.5 s
@@ -615,13 +627,13 @@ def test_hiss_and_silence_are_heard_as_nothing(recognizer: VoskRecognizer) -> No
 
 
 def test_a_clue_is_heard_in_the_free_vocabulary(recognizer: VoskRecognizer) -> None:
-    heard = recognizer.recognize(utterance("오늘 날씨가 좋네요"), Context(LANG, guessing=False))
+    heard = recognizer.recognize(utterance("오늘 날씨가 좋네요"), korean(guessing=False))
     print(f"\nfree vocabulary: {heard.text!r} confidence {heard.confidence} in {heard.decode_ms:.0f} ms")
     assert any("\uac00" <= char <= "\ud7a3" for char in heard.text)  # some Hangul syllable
     assert heard.confidence is not None and 0.0 < heard.confidence <= 1.0
 
 
 def test_audio_becomes_16_bit_pcm() -> None:
-    """vosk gets the samples as every other 16-bit output does (`voicehost.ears.wav`): rounded, clipped."""
+    """vosk gets the samples as every other 16-bit output does (`voicehost.audio.samples`): rounded, clipped."""
     pcm = np.frombuffer(to_pcm16(np.array([0.0, 0.5, 1.0, -1.0, 2.0, -3.0], dtype=np.float32)), dtype="<i2")
     assert pcm.tolist() == [0, 16384, 32767, -32767, 32767, -32767]

@@ -1,4 +1,4 @@
-"""The `voicehost` command: play, deal, key, hear and models (see CONTRACT.md for the stable outside).
+"""The `voicehost` command: play, deal, key, hear and models (the README's Commands section is the stable outside).
 
 Every command runs inside `failures.run`, the one place that turns what stops it into a message and
 an exit code: 0 done, 1 a game, file or device problem explained on stderr, 2 bad usage.
@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 
 from voicehost.cli.failures import EXIT_USAGE, run
 from voicehost.cli.parser import build_parser, check_play
+from voicehost.diagnostics import configure
 
 __all__ = ["main"]
 
@@ -19,8 +20,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+        args.argv = list(sys.argv[1:] if argv is None else argv)  # as typed: advice repeats the player's options
         if args.command == "play":
             check_play(parser, args)
+        configure(debug=getattr(args, "debug", False), show_heard=getattr(args, "show_heard", False))
     except SystemExit as exit_:  # argparse: --help (0) or bad usage (2), already explained
         return int(exit_.code) if isinstance(exit_.code, int) else EXIT_USAGE
     return run(lambda: _command(args.command)(args))

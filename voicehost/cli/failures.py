@@ -15,8 +15,9 @@ import traceback
 from collections.abc import Callable
 from typing import Final
 
+from engine.characters import shown
 from engine.errors import GameError
-from voicehost.ears.audio import AudioError
+from voicehost.audio.samples import AudioError
 from voicehost.storage.errors import StorageError, describe
 from voicehost.storage.paths import data_dir
 
@@ -62,13 +63,13 @@ def run(command: Callable[[], int], *, printed: Callable[[str], None] | None = N
     except KeyboardInterrupt:
         return EXIT_ERROR
     except UsageError as exc:
-        say(f"voicehost: {exc}")
+        say(f"voicehost: {shown(str(exc))}")
         return EXIT_USAGE
     except Exception as exc:
         message = explained(exc)
         if message is None:
             message = _crash_report(exc)
-        say(f"voicehost: {message}")
+        say(f"voicehost: {shown(message)}")  # a path or a file's contents may hold control characters
         return EXIT_ERROR
 
 

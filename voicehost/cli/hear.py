@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from engine.characters import shown
 from voicehost.cli.failures import EXIT_OK, UserError
+from voicehost.cli.hearing import judge_files, moment_of, verdict
 from voicehost.cli.setup import read_board
-from voicehost.ears.judge import context_for, judge_files, read
 from voicehost.ears.recognizers import make_ears, make_recognizer
-from voicehost.frontends.devices import microphone_chunks
+from voicehost.frontends.devices import microphone_chunks, what_went_wrong
 from voicehost.speech_models.choice import choose_engine
 
 
@@ -25,18 +26,21 @@ def command_hear(args: argparse.Namespace) -> int:
     if args.mic:
         ears = make_ears(choice.engine, choice.model_dir)
         chunks, microphone = microphone_chunks(
-            lambda lost: print(f"voicehost: {lost}", file=sys.stderr), lambda: None, "Give WAV files instead."
+            lambda lost: print(f"voicehost: {lost}", file=sys.stderr),
+            lambda: None,
+            lambda exc: f"{what_went_wrong(exc)} Give WAV files instead.",
         )
         try:
-            for index, heard in enumerate(ears.utterances(chunks, lambda: context_for(board, args.phase)), 1):
-                verdict = read(heard, board, args.phase, f"utterance {index}")
-                print(verdict.json() if args.json else verdict.line(), flush=True)
+            moment = moment_of(board, args.phase)
+            for index, heard in enumerate(ears.utterances(chunks, lambda: moment), 1):
+                said = verdict(heard, moment, f"utterance {index}")
+                print(shown(said.json() if args.json else said.line()), flush=True)
         except KeyboardInterrupt:
             pass
         finally:
             microphone.close()
         return EXIT_OK
     recognizer = make_recognizer(choice.engine, choice.model_dir)
-    for verdict in judge_files(recognizer, board, args.phase, args.wavs):
-        print(verdict.json() if args.json else verdict.line(), flush=True)
+    for said in judge_files(recognizer, board, args.phase, args.wavs):
+        print(shown(said.json() if args.json else said.line()), flush=True)
     return EXIT_OK

@@ -74,6 +74,18 @@ def host_port(text: str) -> tuple[str, int]:
     return host, bounded(1, 65535, "the port")(port)
 
 
+def satellite(text: str) -> tuple[str, int] | str:
+    """--satellite: HOST:PORT, or the name a satellite gives itself (no port), looked up on the network."""
+    if ":" in text:
+        return host_port(text)
+    name = " ".join(text.split())
+    if not name or len(name) > 60 or not name.isprintable():
+        raise argparse.ArgumentTypeError(f"{text[:60]!r} is neither HOST:PORT nor a satellite's name")
+    if all(part.isdigit() for part in name.split(".")):
+        raise argparse.ArgumentTypeError(f"{text!r} needs its port: HOST:PORT (for example {name}:10700)")
+    return name
+
+
 def host_name(text: str) -> str:
     """A name the players call the host by: one to three words of letters, at most 40 characters."""
     words = text.split()
@@ -154,18 +166,25 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--port", type=bounded(0, 65535, "the port"), default=None, help=f"the web display's port ({DEFAULT_PORT})"
     )
-    play.add_argument("--host", default="127.0.0.1", help="the web display's address (key pages go there too)")
+    play.add_argument(
+        "--host",
+        default=None,
+        help="the web display's address (this machine's on the local network, so phones reach the key pages; "
+        "127.0.0.1 keeps it on this machine)",
+    )
     play.add_argument("--audio-in", type=file_path, help="the players' speech from this WAV instead of the microphone")
     play.add_argument("--realtime", action="store_true", help="--audio-in: as fast as it was recorded")
     play.add_argument("--audio-out", type=file_path, help="the host's speech to this WAV instead of the speakers")
     play.add_argument("--engine", choices=["vosk", "whisper"], default=None, help="speech recognizer (vosk)")
     play.add_argument("--model", type=folder_path, help="the recognizer's model folder")
     play.add_argument("--show-heard", action="store_true", help="print what the recognizer heard, on stderr")
+    play.add_argument("--debug", action="store_true", help="print diagnostics (what failed and why), on stderr")
     play.add_argument(
         "--satellite",
-        type=host_port,
-        metavar="HOST:PORT",
-        help="a Wyoming satellite (Home Assistant's, wyoming-satellite) as the microphone and the speaker",
+        type=satellite,
+        metavar="HOST:PORT|NAME",
+        help="a Wyoming satellite (Home Assistant's, wyoming-satellite) as the microphone and the speaker: "
+        "its address, or the name it gives itself (found on the network)",
     )
     play.add_argument(
         "--voice",
@@ -216,6 +235,9 @@ def build_parser() -> argparse.ArgumentParser:
     deal = commands.add_parser("deal", help="write a random board file")
     add_deal_options(deal)
     deal.add_argument("--out", type=file_path, required=True)
+    deal.add_argument(
+        "--force", action="store_true", help="replace --out even when it holds a saved game or another file"
+    )
     deal.add_argument(
         "--engine",
         choices=["vosk", "whisper"],

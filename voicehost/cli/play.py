@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.board import Board
+from engine.characters import shown
 from engine.editions import AnyGame, new_game
 from engine.errors import GameError, NotAllowedInThisGame
 from engine.events import Event
@@ -33,12 +34,12 @@ from voicehost.cli.setup import (
     vocabulary_knows,
 )
 from voicehost.display import Display, DisplayError, clue_checker, make_display
+from voicehost.display.network import table_address
 from voicehost.display.web import WebDisplay
 from voicehost.frontends import Frontend
 from voicehost.frontends.text import TextFrontend
 from voicehost.mouth import Mouth
 from voicehost.prompts import Prompts
-from voicehost.referee.attention import Listening
 from voicehost.referee.host import Host, HostSettings
 from voicehost.storage.campaigns import load_campaign
 from voicehost.storage.errors import SaveError, StorageError
@@ -47,6 +48,7 @@ from voicehost.storage.locks import GameLock
 from voicehost.storage.paths import default_save_path, kept_games_dir
 from voicehost.storage.saves import is_unfinished_game, load_game
 from voicehost.storage.session import Session
+from voicehost.understanding.moment import ListenMode
 
 
 @dataclass
@@ -59,6 +61,7 @@ class OpenedGame:
     resumed: bool
     locks: list[GameLock] = field(default_factory=list)
     notes: list[tuple[str, dict[str, str]]] = field(default_factory=list)  # prompt keys and their fields
+    console: list[tuple[str, dict[str, str]]] = field(default_factory=list)  # the same, printed, never said
 
     def release(self) -> None:
         for lock in reversed(self.locks):
@@ -102,7 +105,8 @@ def _play(args: argparse.Namespace, opened: OpenedGame) -> int:
         host = _host(args, opened, prompts, mouth, session, display, earpiece, getattr(frontend, "unheard", None))
         closing.append(host)
         display.handle_private(on_cover=host.cover, on_check=clue_checker(lambda: host.game))
-        for line in display.console_lines():
+        noted = [prompts.text(key, **params) for key, params in opened.console]
+        for line in [*display.console_lines(), *host.console_lines(str(opened.save_path)), *noted]:
             print(line, file=sys.stderr, flush=True)
         for key, params in opened.notes:
             mouth.say(prompts.text(key, **params))
@@ -116,7 +120,7 @@ def _play(args: argparse.Namespace, opened: OpenedGame) -> int:
             with contextlib.suppress(Exception):  # closing one thing must not keep the others open
                 thing.close()
     if not session.saved:
-        print(f"voicehost: not on disk: {session.failure}", file=sys.stderr)
+        print(f"voicehost: not on disk: {shown(session.failure or '')}", file=sys.stderr)
         return EXIT_ERROR
     return EXIT_OK
 
@@ -137,7 +141,7 @@ def _host(
         simulated=settings.get("simulated", "random"),
         seed=int(settings.get("seed") or 0),
         key_pages=isinstance(display, WebDisplay),
-        listening=Listening(args.listen or "open"),  # by voice too: README, "Who the host listens to"
+        listening=ListenMode(args.listen or "open"),  # by voice too: README, "Who the host listens to"
         host_name=args.host_name or "",
         unheard=unheard,  # vosk: the cards outside the model's words, to be named by their place
     )
@@ -159,7 +163,6 @@ def _host(
         settings=host_settings,
         on_events=on_events,
         new_game=another_game,
-        save_hint=str(opened.save_path),
         on_timer=display.timer,
         unsaved=lambda: session.failed_at,
         earpiece=earpiece,
@@ -222,13 +225,15 @@ def _new(args: argparse.Namespace) -> OpenedGame:
     lock = GameLock(save_path).acquire()
     try:
         notes: list[tuple[str, dict[str, str]]] = []
+        console: list[tuple[str, dict[str, str]]] = []
         if args.save is not None:
             _refuse_other_game(save_path)
         else:
             kept = _keep_aside(save_path)
             if kept is not None:
-                notes.append(("game.previous_kept", {"path": str(kept)}))
-        return OpenedGame(game, settings, save_path, False, [lock], notes)
+                notes.append(("game.previous_kept", {}))  # said; the command to resume it is printed
+                console.append(("console.previous_kept", {"path": str(kept)}))
+        return OpenedGame(game, settings, save_path, False, [lock], notes, console)
     except BaseException:
         lock.release()
         raise
@@ -283,7 +288,7 @@ def _events_log(path: Path | None, game: AnyGame, opened: OpenedGame) -> EventLo
     if path is None:
         return None
     opened.locks.append(GameLock(path, "events log").acquire())
-    return EventLog(path, game.events[:1], resumed=opened.resumed)
+    return EventLog(path, game.events, resumed=opened.resumed)
 
 
 def _campaign(game: AnyGame, settings: dict[str, Any], resumed: bool) -> Campaign | None:
@@ -318,7 +323,7 @@ def _frontend(args: argparse.Namespace, lang: Lang, prompts: Prompts) -> Fronten
     if args.satellite is not None:
         from voicehost.frontends.satellite import SatelliteFrontend, SatelliteSettings
 
-        host, port = args.satellite
+        host, port = args.satellite if isinstance(args.satellite, tuple) else (args.satellite, None)
         return SatelliteFrontend(
             SatelliteSettings(
                 lang=lang,
@@ -331,6 +336,7 @@ def _frontend(args: argparse.Namespace, lang: Lang, prompts: Prompts) -> Fronten
             ),
             prompts,
         )
+    from voicehost.cli.by_text import play_by_text
     from voicehost.frontends.voice import VoiceFrontend, VoiceSettings
 
     settings = VoiceSettings(
@@ -342,6 +348,7 @@ def _frontend(args: argparse.Namespace, lang: Lang, prompts: Prompts) -> Fronten
         realtime=args.realtime,
         show_heard=args.show_heard,
         voice=args.voice,
+        text_command=play_by_text(getattr(args, "argv", ["play"]), sys.argv[0]),
     )
     return VoiceFrontend(settings, prompts)
 
@@ -369,14 +376,16 @@ class ShownMouth:
 
 
 def open_display(args: argparse.Namespace, game: AnyGame, prompts: Prompts) -> Display:
-    """--display as asked; by default the web page by voice and nothing by text. With the default port
-    taken (another game, another program), any free port: the address is printed anyway."""
+    """--display as asked; by default the web page by voice and nothing by text, on this machine's local
+    network address (phones open the key pages there) unless --host says otherwise. With the default
+    port taken (another game, another program), any free port: the address is printed anyway."""
     kind = args.display or ("none" if args.text else "web")
     port = DEFAULT_PORT if args.port is None else args.port
+    host = args.host if args.host is not None else table_address()
     stream = sys.stderr if args.text else None
     try:
-        return make_display(kind, game, prompts, host=args.host, port=port, stream=stream)
+        return make_display(kind, game, prompts, host=host, port=port, stream=stream)
     except DisplayError as exc:
         if args.port is not None or kind != "web":
             raise UserError(f"the display cannot start: {exc}") from None
-        return make_display(kind, game, prompts, host=args.host, port=0)
+        return make_display(kind, game, prompts, host=host, port=0)

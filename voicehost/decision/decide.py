@@ -1,183 +1,77 @@
-"""`decide`: one utterance as heard, read in the game's phase, becomes one understanding with its action.
+"""`decide`: one utterance as the ears heard it, its words read once in the moment (`Reading`), becomes
+one understanding with its action: act at once, ask back, or ask again.
 
-Typed text, and speech the engine has no scores for (a clue, vosk's results), is read as text with the
-engine's confidence (`voicehost.understanding.understand`). While guessing, Whisper's scores of the
-visible cards and of "yes", "no" or "pass" are weighed with the calibrated confidence: the card scored
-first is revealed at once from `act`, asked back about from `ask`, otherwise nothing is taken; a card
-named by its place is weighed the same way with the place model (`voicehost.decision.places`). What the
-table said before (a question's offered cards and the belief behind them) is combined with what it
-says now: an answer that repeats a card strengthens it, rather than starting afresh.
+Typed text, and speech the ears have no scores for (vosk's results), is its words' reading with the
+engine's confidence (`voicehost.understanding`). Where the ears scored what makes sense now, the scores
+decide: a card by its name or place, "yes", "no" or "pass" (`cards`), a clue's number (`clues`); over the
+host's voice only "stop" counts (`stops`). A spymaster's private request ("is OCEAN allowed?") is read
+before anything else while a clue is awaited: it is never a clue.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Final
+from dataclasses import replace
 
-from engine.lang import Lang
 from voicehost.decision.calibration import Calibration, calibration
-from voicehost.decision.features import GuessFeatures
-from voicehost.decision.places import PlaceEvidence, placed_move
-from voicehost.ears.heard import ClosedSet, Heard
+from voicehost.decision.cards import card_verdict
+from voicehost.decision.clues import clue_verdict
+from voicehost.decision.stops import is_stop
+from voicehost.ears.heard import Heard
 from voicehost.understanding import (
     Action,
-    Candidate,
     Command,
     HeardCommand,
     HeardGuess,
+    Intent,
     NotUnderstood,
-    OffGrid,
-    Phase,
     Understanding,
-    understand,
     vocabulary,
 )
-from voicehost.understanding.positions import Grid
-from voicehost.understanding.talk import MAX_NAME_WORDS
-
-MAX_CANDIDATES: Final = 3
-ALTERNATIVE_SHARE: Final = 0.1
-"""A runner-up below this share of the belief is not worth offering in a question."""
-UNCALIBRATED_PLACE_ASK: Final = 0.5
-"""Without a place model, a place the scores give at least this share is asked back, never acted on."""
+from voicehost.understanding.checks import clue_check
+from voicehost.understanding.moment import Moment
+from voicehost.understanding.reading import Reading
 
 
-def decide(
-    heard: Heard,
-    *,
-    phase: Phase,
-    cards: Sequence[str],
-    lang: Lang,
-    answering: bool = False,
-    before: Mapping[str, float] | None = None,
-    model: Calibration | None = None,
-    grid: Grid | None = None,
-) -> Understanding:
-    """What `heard` means now: `cards` the cards it may name, `answering` when the host asked a yes/no
-    question, `before` the belief over the cards the host asked about (combined with this hearing),
-    `grid` the board's places (a card named by its place is read from the words, with the engine's
-    confidence: the scores of the cards' names say nothing about it)."""
-    said = understand(heard.text, phase=phase, cards=cards, lang=lang, asr_confidence=heard.confidence, grid=grid)
+def confirmed_by_scores(heard: Heard, said: Understanding, moment: Moment, model: Calibration) -> Understanding:
+    """A command said plainly but heard unsure ("Pass." is one short word, its transcript's probability
+    low) is acted on at once when the scores put its word first too, with the share from which that word
+    alone is asked back ("pass?"): two readings of the audio agree."""
+    if not isinstance(said, HeardCommand) or said.action is not Action.CONFIRM or heard.closed is None:
+        return said
+    word = vocabulary(moment.lang).scored_words.get(said.command)
+    closed = heard.closed
+    in_play = [i for i, phrase in enumerate(closed.phrases) if phrase in moment.cards or phrase == word]
+    if not in_play or closed.phrases[in_play[0]] != word:
+        return said
+    top = closed.logits[in_play[0]]
+    total = sum(math.exp(closed.logits[i] - top) for i in in_play)
+    return replace(said, action=Action.ACCEPT) if 1.0 / total >= model.pass_share else said
+
+
+def decide(heard: Heard, reading: Reading, model: Calibration | None = None) -> Understanding:
+    """What the utterance means now (`reading`: its words in the moment, the host's name taken off)."""
+    moment, said = reading.moment, reading.said
+    if moment.over_host:
+        if is_stop(heard, reading):
+            return HeardCommand(reading.text, Action.ACCEPT, 1.0, Command.STOP_TALKING)
+        return NotUnderstood(reading.text, Action.REPROMPT, 0.0)
+    if not moment.guessing:
+        check = clue_check(reading.text, moment.lang)
+        if check is not None:
+            return check
+    if heard.numbers is not None:
+        return clue_verdict(heard, reading)
+    if heard.closed is None and heard.places is None:
+        return said
     model = model or calibration()
-    placed = placed_move(heard, said, grid, lang) if grid is not None else None
-    if placed is not None:
-        return _by_place(heard, placed, model)
-    if isinstance(said, OffGrid) or (isinstance(said, HeardGuess) and said.place):
-        return said
-    found = evidence(heard, cards=cards, lang=lang, answering=answering, before=before)
-    if found is None:
-        return said
-    if found.features is None:
-        return _command(heard, said, found.top, found.shares[found.top], lang, answering, model)
-    probability = model.probability(found.features)
-    offered = tuple(
-        Candidate(card, round(100 * found.shares[card], 1))
-        for card in sorted((c for c in found.shares if c in cards), key=lambda c: -found.shares[c])
-        if found.shares[card] >= ALTERNATIVE_SHARE or card == found.top
-    )[:MAX_CANDIDATES]
-    return _verdict(heard, probability, model.act, model.ask, found.top, offered)
-
-
-def _verdict(
-    heard: Heard, probability: float, act: float, ask: float, card: str, offered: tuple[Candidate, ...], place: str = ""
-) -> Understanding:
-    """The card acted on at once from `act`, asked back about from `ask`, otherwise asked again: one
-    ladder for a card named by its name and by its place."""
-    if probability >= act:
-        return HeardGuess(heard.text, Action.ACCEPT, probability, card, offered, place)
-    if probability >= ask:
-        return HeardGuess(heard.text, Action.CONFIRM, probability, card, offered, place)
-    return NotUnderstood(heard.text, Action.REPROMPT, probability)
-
-
-def _by_place(heard: Heard, placed: PlaceEvidence, model: Calibration) -> Understanding:
-    """A card named by its place, from the scores: acted on, asked back with its place ("C2, CEREJA?"),
-    or asked again, by the place model (without one, never acted on from the scores alone)."""
-    place_model = model.place
-    if place_model is not None:
-        probability, act, ask = place_model.probability(placed.features), place_model.act, place_model.ask
-    else:
-        probability, act, ask = placed.features.share, math.inf, UNCALIBRATED_PLACE_ASK
-    candidates = (Candidate(placed.card, round(100 * placed.features.share, 1)),)
-    return _verdict(heard, probability, act, ask, placed.card, candidates, placed.label)
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """What the scores say now: the phrase first, every phrase's share, and (for a card) the features."""
-
-    top: str
-    shares: Mapping[str, float]
-    features: GuessFeatures | None  # None when the phrase first is "yes", "no" or "pass"
-
-
-def evidence(
-    heard: Heard,
-    *,
-    cards: Sequence[str],
-    lang: Lang,
-    answering: bool = False,
-    before: Mapping[str, float] | None = None,
-) -> Evidence | None:
-    """The scores of the phrases that may be meant now, with what was heard before added in; None when
-    the engine scored nothing that covers these cards (the transcript alone is read then)."""
-    closed = _restricted(heard.closed, cards, lang, answering)
-    if closed is None:
-        return None
-    logits = dict(zip(closed.phrases, closed.logits, strict=True))
-    if before:
-        for card, share in before.items():  # what was heard before counts: a repeated card adds up
-            if card in logits:
-                logits[card] += math.log(max(share, 1e-6))
-    shares = _softmax(logits)
-    top = max(shares, key=lambda phrase: shares[phrase])
-    if top not in cards:
-        return Evidence(top, shares, None)
-    logprob = dict(zip(closed.phrases, closed.logprobs, strict=True))[top]
-    features = GuessFeatures.of(heard, _as_text(heard, cards, lang), top, logits, shares, logprob, lang)
-    return Evidence(top, shares, features)
-
-
-def _as_text(heard: Heard, cards: Sequence[str], lang: Lang) -> Understanding:
-    """The free transcript read as if typed, against the cards (whatever the engine's confidence)."""
-    return understand(heard.text, phase=Phase.GUESS, cards=cards, lang=lang)
-
-
-def _restricted(closed: ClosedSet | None, cards: Sequence[str], lang: Lang, answering: bool) -> ClosedSet | None:
-    """The scores of the phrases that may be meant now (the cards asked about, say); None when the
-    scores do not cover them, and the transcript alone is read."""
-    if closed is None or not (cards or answering) or any(card not in closed.phrases for card in cards):
-        return None  # (a yes-or-no question about no card, "pass?", is scored over "yes" and "no" alone)
-    extras = set(vocabulary(lang).scored_words.values())
-    keep = [i for i, phrase in enumerate(closed.phrases) if phrase in cards or phrase in extras]
-    return ClosedSet(
-        tuple(closed.phrases[i] for i in keep),
-        tuple(closed.logprobs[i] for i in keep),
-        tuple(closed.logits[i] for i in keep),
-        tuple(closed.shares[i] for i in keep),
-    )
-
-
-def _command(
-    heard: Heard, said: Understanding, word: str, share: float, lang: Lang, answering: bool, model: Calibration
-) -> Understanding:
-    """ "yes", "no" or "pass" scored above every card."""
-    command = next(command for command, scored in vocabulary(lang).scored_words.items() if scored == word)
-    if isinstance(said, HeardCommand) and said.command is command:
-        return HeardCommand(heard.text, Action.ACCEPT, max(share, said.confidence), command)
-    short = len(heard.text.split()) <= MAX_NAME_WORDS  # an answer is a word or two, not a sentence of talk
-    if answering and command in (Command.YES, Command.NO) and share >= model.answer_share and short:
-        return HeardCommand(word, Action.ACCEPT, share, command)
-    if command is Command.PASS and share >= model.pass_share:
-        # "pass" on the scores alone would end a turn nobody ended ("repete" scores as "passo"): ask first
-        return HeardCommand(word, Action.CONFIRM, share, command)
-    return said if said.action is not Action.ACCEPT else NotUnderstood(heard.text, Action.REPROMPT, share)
-
-
-def _softmax(logits: Mapping[str, float]) -> dict[str, float]:
-    top = max(logits.values())
-    weights = {phrase: math.exp(value - top) for phrase, value in logits.items()}
-    total = sum(weights.values())
-    return {phrase: weight / total for phrase, weight in weights.items()}
+    plain = said.intent in (Intent.COMMAND, Intent.CLUE) and said.action is not Action.REPROMPT
+    answer = isinstance(said, HeardCommand) and said.command in (Command.YES, Command.NO)
+    if plain and not (answer and moment.answering):
+        # a command or a clue said plainly: the cards' names are not weighed against it, a place may be
+        if heard.places is not None:
+            placed = card_verdict(replace(heard, closed=None), reading, model)
+            if isinstance(placed, HeardGuess):
+                return placed
+        return confirmed_by_scores(heard, said, moment, model)
+    return card_verdict(heard, reading, model)

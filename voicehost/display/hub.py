@@ -8,6 +8,7 @@ reaches the browsers within milliseconds, and a channel whose bytes did not chan
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 
 class StreamEnded(Exception):
@@ -42,21 +43,32 @@ class Hub:
         with self._changed:
             return self._generation
 
-    def wait(self, channel: str, seen: int, generation: int, timeout: float) -> tuple[int, bytes] | None:
+    def wait(
+        self, channel: str, seen: int, generation: int, timeout: float, ended: Callable[[], bool] = lambda: False
+    ) -> tuple[int, bytes] | None:
         """The channel's payload once its version passes `seen`; None after `timeout` seconds of no change.
 
-        Raises StreamEnded when the hub closes or `drop_streams` ran since `generation` was read.
+        Raises StreamEnded when the hub closes, `drop_streams` ran since `generation` was read, or
+        `ended()` turns true (checked whenever `wake` is called).
         """
         with self._changed:
 
+            def stop() -> bool:
+                return self._closed or self._generation != generation or ended()
+
             def ready() -> bool:
-                return self._closed or self._generation != generation or self._channels.get(channel, (0, b""))[0] > seen
+                return stop() or self._channels.get(channel, (0, b""))[0] > seen
 
             self._changed.wait_for(ready, timeout)
-            if self._closed or self._generation != generation:
+            if stop():
                 raise StreamEnded()
             found = self._channels.get(channel)
             return found if found is not None and found[0] > seen else None
+
+    def wake(self) -> None:
+        """Have every waiting stream check whether it was told to end."""
+        with self._changed:
+            self._changed.notify_all()
 
     def drop_streams(self) -> None:
         """End every open stream (the server restarts them): EventSource reconnects after its retry delay."""

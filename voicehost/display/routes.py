@@ -4,13 +4,15 @@ Public: `/` (the board page), `/state` (its JSON), `/events` (its event stream),
 Private: `/key/<token>`, `/key/<token>/state` and `/key/<token>/events`, for the viewers of the
 current game only (see `tokens.VIEWERS`); and a key page's private requests, by POST only:
 `/key/<token>/cover` (`{"card": ...}`) and `/key/<token>/check` (`{"word": ...}`), answered with a
-small private JSON.
+small private JSON. A body that is not one short line of text (bad JSON or UTF-8, a lone surrogate,
+a control character) is a 400 whose JSON says so in the game's language (`refusal`).
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -49,8 +51,10 @@ class Stream:
 
 
 NOT_FOUND: Final = Page(404, HTML, NOT_FOUND_BODY)
-BAD_REQUEST: Final = Page(400, JSON, b"{}", private=True)
 FAILED: Final = Page(500, JSON, b"{}", private=True)
+UNREADABLE: Final = frozenset({"Cc", "Cs"})
+"""Unicode categories no card name or clue word holds: control characters, and halves of a surrogate
+pair (JSON's `\ud800` escape decodes to one, which no UTF-8 text can carry)."""
 
 
 def key_channel(viewer: str) -> str:
@@ -60,10 +64,18 @@ def key_channel(viewer: str) -> str:
 class Site:
     """Resolves paths against the hub's snapshots; the display updates its pages and viewers."""
 
-    def __init__(self, hub: Hub, tokens: KeyTokens, actions: Mapping[str, Action] | None = None) -> None:
+    def __init__(
+        self,
+        hub: Hub,
+        tokens: KeyTokens,
+        actions: Mapping[str, Action] | None = None,
+        refusal: Callable[[], str] = lambda: "",
+    ) -> None:
+        """`refusal` phrases, in the game's language, why a private request's body could not be read."""
         self.hub = hub
         self.tokens = tokens
         self.actions = dict(actions or {})
+        self.refusal = refusal
         self._lock = threading.Lock()
         self._pages: dict[str, bytes] = {}
         self._viewers: tuple[str, ...] = ()
@@ -92,7 +104,7 @@ class Site:
         act = self.actions.get(what)
         if viewer is None or act is None or what not in ACTIONS:
             return None
-        return lambda body: _answer(act, viewer, ACTIONS[what], body)
+        return lambda body: _answer(act, viewer, ACTIONS[what], body, self.refusal)
 
     def _viewer(self, rest: str) -> tuple[str | None, str]:
         """Whose token starts `rest` (None: nobody's), and what follows it."""
@@ -120,19 +132,26 @@ class Site:
         return NOT_FOUND
 
 
-def _answer(act: Action, viewer: str, field: str, body: bytes) -> Page:
-    """Run a private request on its JSON body: one short string field, or a bare 400."""
+def _answer(act: Action, viewer: str, field: str, body: bytes, refusal: Callable[[], str]) -> Page:
+    """Run a private request on its JSON body: one short line of text in one field, or a 400 that says why."""
     try:
         data = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        return BAD_REQUEST
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        data = None
     value = data.get(field) if isinstance(data, dict) else None
-    if not isinstance(value, str) or len(value) > MAX_VALUE:
-        return BAD_REQUEST
+    if not isinstance(value, str) or len(value) > MAX_VALUE or not readable(value):
+        return Page(400, JSON, _encode({"ok": False, "text": refusal()}), private=True)
     try:
         answer = act(viewer, value.strip())
+        return Page(200, JSON, _encode(answer), private=True) if answer is not None else NOT_FOUND
     except Exception:  # the host's console is for the players: the page says it got no answer
         return FAILED
-    if answer is None:
-        return NOT_FOUND
-    return Page(200, JSON, json.dumps(answer, ensure_ascii=False, sort_keys=True).encode("utf-8"), private=True)
+
+
+def readable(text: str) -> bool:
+    """Whether `text` is plain text a page could have typed: no control character, no lone surrogate."""
+    return not any(unicodedata.category(char) in UNREADABLE for char in text)
+
+
+def _encode(answer: object) -> bytes:
+    return json.dumps(answer, ensure_ascii=False, sort_keys=True).encode("utf-8")

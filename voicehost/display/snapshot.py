@@ -16,7 +16,7 @@ from voicehost.display.state import key_identities
 from voicehost.display.texts import View, card_text, key_note, page_title
 from voicehost.prompts import Prompts
 
-LABELS = ("said_heading", "status_heading", "clues_heading", "timer", "timer_paused", "reconnecting")
+LABELS = ("said_heading", "status_heading", "clues_heading", "timer", "timer_paused", "timer_up", "reconnecting")
 """Fixed words of the page shell, from the `[display]` prompts."""
 
 

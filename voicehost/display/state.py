@@ -1,10 +1,11 @@
 """The game as the display sees it: a public view for everyone and a private one per key holder.
 
-`public_state` is the only way from a game to anything the public display serves. It reads the
-words on the table, the public counters and the identity of *covered* cards, and nothing else of
-the key: an uncovered card's identity, or the other side of a Duet card marked from one side, never
-enters it. The tests check this as noninterference (two keys that differ only where nobody may
-look give byte-identical public pages).
+`public_state` is the only way from a game to anything the public display serves. While the game
+goes on it reads the words on the table, the public counters and the identity of *covered* cards,
+and nothing else of the key: an uncovered card's identity, or the other side of a Duet card marked
+from one side, never enters it. Once the game is over the table turns the key card over: then, and
+only then, `reveal` holds the whole key. The tests check this as noninterference (two keys that
+differ only where nobody may look give byte-identical public pages until the game is over).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ def public_state(game: AnyGame) -> dict[str, Any]:
         "score": state.score,
         "cards": [_card(game, index) for index in range(len(board.cards))],
         COUNTERS[game.TEAMS]: game.public_counters(),
+        "reveal": _reveal(game) if game.over else None,
     }
     return view
 
@@ -54,6 +56,12 @@ def key_identities(game: AnyGame, viewer: str) -> list[str]:
 def key_viewers(game: AnyGame) -> tuple[str, ...]:
     """Who has a private key page in this game: both spymasters share one; each Duet player has a side."""
     return game.KEY_HOLDERS
+
+
+def _reveal(game: AnyGame) -> dict[str, list[str]]:
+    """The whole key, by key holder (the spymasters' key, or both Duet sides): for a finished game only."""
+    assert game.over, "the key is shown only once the game is over"
+    return {holder: key_identities(game, holder) for holder in game.KEY_HOLDERS}
 
 
 # ---- cards ------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """The terminal display: the public board as a text grid, printed again whenever it changes.
 
 Covered cards show their identity letter in brackets; a Duet card marked bystander from one side
-shows that side in parentheses. Same public view and texts as the web page.
+shows that side in parentheses; once the game is over, the others show what the key says in braces
+({R}, or {AG BI} for the two sides of a Duet card). Same public view and texts as the web page.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import TextIO
 from engine.editions import AnyGame
 from voicehost.display.private import CheckHandler, CoverHandler
 from voicehost.display.state import public_state
-from voicehost.display.texts import View, texts
+from voicehost.display.texts import View, revealed, texts
 from voicehost.prompts import Prompts
 from voicehost.understanding.positions import label
 
@@ -79,6 +80,8 @@ def _cell(view: View, index: int, p: Prompts) -> str:
     card = view["cards"][index]
     if card["covered"]:
         return f"[{p.text('display.letter_' + card['identity'])}] {card['name']}"
+    if shown := revealed(view, index, p):
+        return f"{{{' '.join(item['side'] + item['letter'] for item in shown)}}} {card['name']}"
     if card["marks"]:
         return f"({''.join(side.upper() for side in card['marks'])}) {card['name']}"
     return f"    {card['name']}"

@@ -110,17 +110,17 @@ def turn_text(view: View, p: Prompts) -> str:
 
 
 def counters(view: View, p: Prompts) -> list[dict[str, str]]:
-    """Agents left per team, or the Duet tokens, mistakes and greens: each with a kind for its style."""
+    """Agents left per team, or the Duet tokens, mistakes and greens left: each with a kind for its style.
+    Every count says what is *left* (a count of what was found reads the wrong way across a room)."""
     if "competitive" in view:
         game = view["competitive"]
         return [
             {
                 "kind": value,
                 "text": p.text(
-                    "display.agents_left",
+                    "display.agents_left_one" if game["agents_left"][value] == 1 else "display.agents_left",
                     Team=team(value, p),
                     left=game["agents_left"][value],
-                    total=game["agents_total"][value],
                 ),
             }
             for value in (game["starting_team"], Team(game["starting_team"]).other.value)
@@ -135,7 +135,7 @@ def counters(view: View, p: Prompts) -> list[dict[str, str]]:
     if duet["mistakes_left"] is not None:
         items.append({"kind": "mistakes", "text": p.text("display.mistakes", mistakes=duet["mistakes_left"])})
     items.append(
-        {"kind": "green", "text": p.text("display.greens", found=duet["greens_found"], total=duet["greens_total"])}
+        {"kind": "green", "text": p.text("display.greens_left", left=duet["greens_total"] - duet["greens_found"])}
     )
     return items
 
@@ -171,8 +171,9 @@ def result_text(view: View, p: Prompts) -> str:
     return p.text(key)
 
 
-def card_text(view: View, index: int, p: Prompts, key: str | None = None) -> dict[str, str]:
-    """A card's accessible label (name, place, state) and the letter printed on a covered card.
+def card_text(view: View, index: int, p: Prompts, key: str | None = None) -> dict[str, Any]:
+    """A card's accessible label (name, place, state), the letter printed on a covered card, and once
+    the game is over what the whole key says of it (`reveal`: one entry per side shown).
 
     `key` is the identity a private key page shows; the public page never passes it.
     """
@@ -187,6 +188,27 @@ def card_text(view: View, index: int, p: Prompts, key: str | None = None) -> dic
         parts += [p.text("display.marked", side=side.upper()) for side in card["marks"]]
     if key is not None:
         parts.append(p.text("display.key_says", identity=p.text(f"identity.{key}")))
+    reveal = revealed(view, index, p) if key is None else []  # a key page shows its own key already
+    parts += [item["said"] for item in reveal]
     letter_of = card["identity"] if card["covered"] else key
     letter = p.text(f"display.letter_{letter_of}") if letter_of else ""
-    return {"label": ", ".join(parts), "letter": letter, "place": place}
+    return {"label": ", ".join(parts), "letter": letter, "place": place, "reveal": reveal}
+
+
+def revealed(view: View, index: int, p: Prompts) -> list[dict[str, str]]:
+    """What the key, turned over at the end, shows of a card: each side of a Duet card (covered or not),
+    or the identity of a competitive card still uncovered (a covered one shows it already)."""
+    if view["reveal"] is None:
+        return []
+    shown = []
+    for holder, key in view["reveal"].items():
+        identity = key[index]
+        if holder == "spymasters":
+            if view["cards"][index]["covered"]:
+                continue
+            side, said = "", p.text("display.key_says", identity=p.text(f"identity.{identity}"))
+        else:
+            side = holder.upper()
+            said = p.text("display.key_says_side", side=side, identity=p.text(f"identity.{identity}"))
+        shown.append({"identity": identity, "side": side, "letter": p.text(f"display.letter_{identity}"), "said": said})
+    return shown

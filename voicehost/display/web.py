@@ -1,4 +1,7 @@
-"""The web display: the public board page and the private key pages, served on one local port.
+"""The web display: the public board page and the private key pages, served on one port.
+
+Where it listens is the caller's choice (`network.table_address()` for a game at a table: the local
+network's address, so phones can open the key pages); the links and QR codes carry that address.
 
 `show`, `said` and `timer` may come from any thread (the host, its sand timer, the microphone):
 each builds the new snapshots under one lock and hands them to the hub, which wakes the streams.
@@ -8,9 +11,6 @@ the handlers the host gave (`handle_private`) outside that lock: the host may be
 
 from __future__ import annotations
 
-import contextlib
-import ipaddress
-import socket
 import threading
 from typing import Any
 
@@ -18,6 +18,7 @@ from engine.editions import AnyGame
 from voicehost.display.assets import render_key_panel, render_page
 from voicehost.display.hub import Hub
 from voicehost.display.listen import QUESTIONS, speech_lang
+from voicehost.display.network import is_loopback, reachable_address, url_host
 from voicehost.display.private import CheckHandler, CoverHandler, cover_answer
 from voicehost.display.qr import qr_lines
 from voicehost.display.routes import PUBLIC, Site, key_channel
@@ -27,8 +28,6 @@ from voicehost.display.state import key_viewers, public_state
 from voicehost.display.texts import key_note, page_title, team, texts
 from voicehost.display.tokens import KeyTokens
 from voicehost.prompts import Prompts
-
-WILDCARDS = ("", "0.0.0.0", "::")
 
 
 class DisplayError(Exception):
@@ -62,14 +61,20 @@ class WebDisplay:
         self._shell: tuple[object, ...] = ()
         self.hub = Hub()
         self.tokens = KeyTokens()
-        self.site = Site(self.hub, self.tokens, {"cover": self._cover, "check": self._check})
+        self.site = Site(
+            self.hub,
+            self.tokens,
+            {"cover": self._cover, "check": self._check},
+            refusal=lambda: self._prompts.text("display.request_unreadable"),
+        )
         try:
             self.server = DisplayServer((host, port), self.site)
         except OSError as exc:
             raise DisplayError(f"the display cannot listen on {host}:{port}: {exc.strerror or exc}") from None
         self.bind_host = host
         self.port = int(self.server.server_address[1])
-        self.url = f"http://{_url_host(host)}:{self.port}/"
+        self.address = reachable_address(host)
+        self.url = f"http://{url_host(self.address)}:{self.port}/"
         try:
             self.show(game)
         except BaseException:
@@ -110,7 +115,8 @@ class WebDisplay:
             self._publish()
 
     def console_lines(self) -> list[str]:
-        """For the host's console only: the public address, each key page's address and its QR code."""
+        """For the host's console only: the public address, each key page's address and its QR code,
+        and which network a phone must be on to open them (or that none can)."""
         p = self._prompts
         with self._lock:
             viewers = key_viewers(self._game)
@@ -122,8 +128,8 @@ class WebDisplay:
             else:
                 lines.append(p.text("display.console_key_side", side=viewer.upper(), url=url))
             lines += qr_lines(url)
-        if not _is_loopback(self.bind_host):
-            lines.append(p.text("display.console_network", host=self.bind_host or "0.0.0.0"))
+        where = "console_local" if is_loopback(self.address) else "console_network"
+        lines.append(p.text(f"display.{where}", address=self.address))
         return lines
 
     def handle_private(self, *, on_cover: CoverHandler | None = None, on_check: CheckHandler | None = None) -> None:
@@ -203,29 +209,3 @@ class WebDisplay:
             )
         self.site.update(pages, viewers)
         self._shell = shell
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def _url_host(host: str) -> str:
-    """How others reach this machine: a bound address as it is, or this machine's own for a wildcard."""
-    if host in WILDCARDS:
-        host = _own_address()
-    return f"[{host}]" if ":" in host else host
-
-
-def _own_address() -> str:
-    """This machine's first non-loopback address, from its own name (no packet leaves the machine)."""
-    name = socket.gethostname()
-    with contextlib.suppress(OSError):
-        for address in socket.gethostbyname_ex(name)[2]:
-            if not ipaddress.ip_address(address).is_loopback:
-                return address
-    return name

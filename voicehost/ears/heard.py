@@ -1,7 +1,9 @@
 """Speech recognition behind one small interface, so the host does not care which engine hears.
 
 Engines are adapters around heavy libraries (vosk, faster-whisper) that are imported inside the
-adapter and installed as extras; `voicehost.ears.recognizers` builds one from settings.
+adapter and installed as extras; `voicehost.ears.recognizers` builds one from settings. They return
+evidence only (`Heard`): what was said and how well each phrase that makes sense now explains it. What
+it means and what the host does with it is `voicehost.decision`'s to say.
 """
 
 from __future__ import annotations
@@ -10,8 +12,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from voicehost.ears.audio import Audio
-from voicehost.ears.context import Context
+from voicehost.audio.samples import Audio
+from voicehost.understanding.moment import Moment
 
 
 @dataclass(frozen=True)
@@ -29,11 +31,25 @@ class ClosedSet:
 
 
 @dataclass(frozen=True)
+class ClueNumbers:
+    """A clue's number as the ears heard it: every way of saying a number scored after the clue's word
+    (a free transcript of "città, due" is often "città tu e"). Best first."""
+
+    word: str  # the transcript up to where the number begins: the clue's word, with any lead-in said before it
+    word_logprob: float  # log P(the word's tokens | audio)
+    word_tokens: int
+    values: tuple[int | None, ...]  # each number (None: unlimited)
+    logprobs: tuple[float, ...]  # log P(the word, then that number | audio), over all the ways of saying it
+    whole_logprob: float  # log P(the whole free transcript | audio)
+
+
+@dataclass(frozen=True)
 class Heard:
     """One utterance as the engine heard it: its text, and what the engine weighed to get there.
 
-    `confidence` is the engine's own (vosk's word posteriors; Whisper's transcript probability or, for
-    a clue, its word and number); `closed` holds Whisper's scores of the phrases that make sense now."""
+    `confidence` is the engine's own (vosk's word posteriors; Whisper's transcript probability); `closed`
+    holds Whisper's scores of the phrases that make sense now, `numbers` and `stops` those of a clue's
+    number and of "stop"."""
 
     text: str
     confidence: float | None = None
@@ -47,20 +63,24 @@ class Heard:
     timings: tuple[tuple[str, float], ...] = ()  # (stage, ms): encode, transcript, scores
     name_gain: float | None = None  # log P(the host's name, then the transcript) - log P(the transcript) (Whisper)
     name_words: int = 0  # how many of the transcript's first words that reading takes for the name ("FOST, music 2")
+    numbers: ClueNumbers | None = None  # a clue's number scored after its word (Whisper, while a clue is awaited)
+    stops: ClosedSet | None = None  # the stop phrases scored as transcripts (Whisper, while the host talks)
 
 
 class Recognizer(Protocol):
     """Turns one utterance of audio into text, given what makes sense now."""
 
-    def recognize(self, audio: Audio, context: Context) -> Heard: ...
+    def recognize(self, audio: Audio, moment: Moment) -> Heard: ...
 
 
 class StreamingRecognizer(Protocol):
     """Listens to a stream of audio chunks and yields each utterance as it ends (vosk does its own
     end-of-speech detection; whisper gets it from a voice activity detector)."""
 
-    def listen(self, chunks: Iterable[Audio], context: ContextSource) -> Iterator[Heard]: ...
+    def listen(self, chunks: Iterable[Audio], moment: MomentSource) -> Iterator[Heard]: ...
 
 
-class ContextSource(Protocol):
-    def __call__(self) -> Context: ...
+class MomentSource(Protocol):
+    """What the host waits for now, asked before each utterance is heard."""
+
+    def __call__(self) -> Moment: ...

@@ -17,9 +17,9 @@ from typing import Any, Final, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from voicehost.ears.audio import SAMPLE_RATE, Audio, AudioError
+from voicehost.audio.resample import Resampler
+from voicehost.audio.samples import SAMPLE_RATE, Audio, AudioError
 from voicehost.ears.recordings import CHUNK_SECONDS
-from voicehost.ears.resample import Resampler
 from voicehost.portaudio import PORTAUDIO_LOCK
 
 STALL_SECONDS: Final = 2.0
@@ -37,6 +37,14 @@ NO_MICROPHONE_ADVICE: Final = "Play with --text, or give a recording with --audi
 
 class NoMicrophone(AudioError):
     """No way to listen: sounddevice/PortAudio is missing, or there is no input device."""
+
+
+class NoSoundLibrary(NoMicrophone):
+    """sounddevice or the PortAudio library it loads is missing: `fix` is the command that installs it."""
+
+    def __init__(self, message: str, fix: str) -> None:
+        super().__init__(message)
+        self.fix = fix
 
 
 class MicrophoneLost(AudioError):
@@ -80,13 +88,14 @@ def _sounddevice() -> Any:
     try:
         import sounddevice
     except ImportError:
-        raise NoMicrophone(
-            f"No microphone support is installed (pip install 'voicehost[vosk]'). {NO_MICROPHONE_ADVICE}"
-        ) from None
+        fix = "pip install 'voicehost[player]'"
+        raise NoSoundLibrary(f"No microphone support is installed ({fix}). {NO_MICROPHONE_ADVICE}", fix) from None
     except OSError as exc:  # sounddevice raises OSError when the PortAudio library is missing
-        raise NoMicrophone(
-            f"No microphone can be used: the PortAudio library is missing ({exc}; on Debian: apt install "
-            f"libportaudio2). {NO_MICROPHONE_ADVICE}"
+        fix = "sudo apt-get install libportaudio2"
+        raise NoSoundLibrary(
+            f"No microphone can be used: the PortAudio library is missing ({exc}; on Debian: {fix}). "
+            f"{NO_MICROPHONE_ADVICE}",
+            fix,
         ) from None
     return sounddevice
 

@@ -9,8 +9,8 @@ from typing import Final
 
 import numpy as np
 
-from voicehost.ears.audio import SAMPLE_RATE, Audio
-from voicehost.ears.wav import wav_blocks
+from voicehost.audio.samples import SAMPLE_RATE, Audio
+from voicehost.audio.wav import wav_blocks
 
 CHUNK_SECONDS: Final = 0.1
 """Audio handed to the recognizer at a time: short enough for a snappy end of speech, long enough

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from typing import TYPE_CHECKING, Final, Protocol
 
 import numpy as np
 
-from voicehost.ears.audio import SAMPLE_RATE, Audio
-from voicehost.ears.context import Context
-from voicehost.ears.heard import ContextSource, Heard, Recognizer, StreamingRecognizer
+from voicehost.audio.samples import SAMPLE_RATE, Audio
+from voicehost.ears.heard import Heard, MomentSource, Recognizer, StreamingRecognizer
+from voicehost.understanding.moment import Moment
 
 if TYPE_CHECKING:
     from voicehost.ears.vad import Segmenter, Utterance
@@ -20,10 +20,17 @@ VOSK_ENDPOINT_SECONDS: Final = 0.5
 SECONDS_PER_WORD: Final = 0.5
 
 
-class Ears(Protocol):
-    """Turns a stream of audio chunks into utterances, reading what makes sense now from `context`."""
+Unfinished = Callable[[Heard, Moment], bool]
+"""Whether an utterance heard so far is unfinished and worth waiting a moment for (a clue's word said
+without its number): the decision's to say (`voicehost.decision.unfinished`), given by the voice loop."""
 
-    def utterances(self, chunks: Iterable[Audio], context: ContextSource) -> Iterator[Heard]: ...
+
+class Ears(Protocol):
+    """Turns a stream of audio chunks into utterances, reading what the host waits for from `moment`."""
+
+    def utterances(
+        self, chunks: Iterable[Audio], moment: MomentSource, unfinished: Unfinished | None = None
+    ) -> Iterator[Heard]: ...
 
 
 class SegmentedEars:
@@ -31,7 +38,7 @@ class SegmentedEars:
 
     Heard while the silence goes on: when the detector first hears a pause that may end the utterance,
     recognition starts on what was said (in the recognizer's own thread); when the silence is long
-    enough to close it and the audio and what makes sense are still the same, that result is the one
+    enough to close it and the audio and the moment are still the same, that result is the one
     used, ready or nearly. Otherwise the utterance is recognized afresh. Either way the result is the
     recognizer's for that audio in that context: when it was computed changes nothing."""
 
@@ -39,21 +46,38 @@ class SegmentedEars:
         self.recognizer = recognizer
         self._segmenter = segmenter
 
-    def utterances(self, chunks: Iterable[Audio], context: ContextSource) -> Iterator[Heard]:
+    def utterances(
+        self, chunks: Iterable[Audio], moment: MomentSource, unfinished: Unfinished | None = None
+    ) -> Iterator[Heard]:
+        """`unfinished`: asked at the end of each utterance whether to wait a moment for more (the
+        segmenter's `hold`), on the recognizer's result for the audio as it stands."""
         if self._segmenter is None:
             from voicehost.ears.vad import Segmenter
 
             self._segmenter = Segmenter()
-        ahead: list[tuple[Audio, Context, Future[Heard]]] = []
+        ahead: list[tuple[Audio, Moment, Future[Heard]]] = []
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="voicehost-ears") as hearing:
 
             def on_pause(utterance: Utterance) -> None:
-                now = context()
+                now = moment()
                 ahead[:] = [(utterance.audio, now, hearing.submit(self.recognizer.recognize, utterance.audio, now))]
 
-            talking = lambda: context().over_host  # noqa: E731
-            for utterance in self._segmenter.utterances(chunks, talking=talking, on_pause=on_pause):
-                now = context()
+            def hold(utterance: Utterance) -> bool:
+                if unfinished is None:
+                    return False
+                now = moment()
+                early = ahead[-1] if ahead else None
+                if early is not None and early[1] == now and np.array_equal(early[0], utterance.audio):
+                    heard = early[2].result()
+                else:
+                    heard = hearing.submit(self.recognizer.recognize, utterance.audio, now).result()
+                    ahead[:] = [(utterance.audio, now, _done(heard))]
+                return unfinished(heard, now)
+
+            talking = lambda: moment().over_host  # noqa: E731
+            segments = self._segmenter.utterances(chunks, talking=talking, on_pause=on_pause, hold=hold)
+            for utterance in segments:
+                now = moment()
                 early = ahead.pop() if ahead else None
                 if early is not None and early[1] == now and np.array_equal(early[0], utterance.audio):
                     heard = early[2].result()
@@ -62,13 +86,23 @@ class SegmentedEars:
                 yield replace(heard, start_s=utterance.start_s, end_s=utterance.end_s)
 
 
+def _done(heard: Heard) -> Future[Heard]:
+    """A result already known, as the early results are kept."""
+    future: Future[Heard] = Future()
+    future.set_result(heard)
+    return future
+
+
 class StreamingEars:
     """vosk, which finds the end of each utterance itself and switches grammars as the phase changes."""
 
     def __init__(self, recognizer: StreamingRecognizer) -> None:
         self.recognizer = recognizer
 
-    def utterances(self, chunks: Iterable[Audio], context: ContextSource) -> Iterator[Heard]:
+    def utterances(
+        self, chunks: Iterable[Audio], moment: MomentSource, unfinished: Unfinished | None = None
+    ) -> Iterator[Heard]:
+        """(vosk ends utterances itself: `unfinished` is not asked.)"""
         position = [0]
 
         def counted() -> Iterator[Audio]:
@@ -76,7 +110,7 @@ class StreamingEars:
                 position[0] += len(chunk)
                 yield chunk
 
-        for heard in self.recognizer.listen(counted(), context):
+        for heard in self.recognizer.listen(counted(), moment):
             end = position[0] / SAMPLE_RATE
             # vosk closes an utterance after its trailing silence; allow for the words said before it
             start = max(0.0, end - VOSK_ENDPOINT_SECONDS - SECONDS_PER_WORD * max(1, len(heard.text.split())))

@@ -10,7 +10,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.audio.samples import SAMPLE_RATE, Audio
 
 WINDOW: Final = 512
 """Samples per VAD step (32 ms at 16 kHz), as the Silero model expects."""
@@ -29,6 +29,9 @@ PRE_ROLL_MS: Final = 160
 """Audio kept from before the detected start, so first consonants are not clipped."""
 MIN_SPEECH_MS: Final = 150
 """Shorter bursts (a cough, a click) are not utterances."""
+HOLD_MS: Final = 800
+"""How much longer the silence must last to close an utterance that `hold` says is unfinished (a clue's
+word said without its number, "frutta ... tre"): a number said within about a second is the same clue."""
 MAX_UTTERANCE_S: Final = 12.0
 TALKING_SLICE_S: Final = 1.6
 """While the host talks, the VAD hears its echo as one long utterance, so a player's "stop" over it
@@ -102,15 +105,19 @@ class Segmenter:
         chunks: Iterable[Audio],
         talking: Callable[[], bool] | None = None,
         on_pause: Callable[[Utterance], None] | None = None,
+        hold: Callable[[Utterance], bool] | None = None,
     ) -> Iterator[Utterance]:
         """Utterances as they end; while `talking()` (the host's voice is in the room), overlapping
         slices of TALKING_SLICE_S, so that what a player says over it is heard at once. `on_pause` gets
         the utterance as it stands when a silence of PAUSE_MS begins that may end it: if the speech
-        does not resume, the utterance yielded later holds the very same audio."""
+        does not resume, the utterance yielded later holds the very same audio. `hold` is asked, when the
+        closing silence is reached, whether the utterance as it stands is unfinished: the silence must
+        then last HOLD_MS more to close it, and speech resumed before that goes on in the same utterance."""
         window_s = WINDOW / SAMPLE_RATE
         slice_windows = round(TALKING_SLICE_S / window_s)
         overlap_windows = round(TALKING_OVERLAP_S / window_s)
         end_windows = max(1, round(END_SILENCE_MS / 1000 / window_s))
+        hold_windows = round(HOLD_MS / 1000 / window_s)
         pause_windows = max(1, min(end_windows, round(PAUSE_MS / 1000 / window_s)))
         pre_windows = round(PRE_ROLL_MS / 1000 / window_s)
         min_windows = max(1, round(MIN_SPEECH_MS / 1000 / window_s))
@@ -121,6 +128,7 @@ class Segmenter:
         voiced = silent = 0
         position = 0
         start = 0
+        closing = end_windows  # the silence that closes the utterance now: longer once held
         self.vad.reset()
         for chunk in chunks:
             pending = np.concatenate([pending, np.asarray(chunk, dtype=np.float32).reshape(-1)])
@@ -139,6 +147,7 @@ class Segmenter:
                 if probability >= END_PROBABILITY:
                     voiced += 1
                     silent = 0
+                    closing = end_windows
                 else:
                     silent += 1
                 if on_pause is not None and silent == pause_windows and voiced >= min_windows:
@@ -151,7 +160,17 @@ class Segmenter:
                         )
                     )
                 sliced = talking is not None and len(speech) >= slice_windows and talking()
-                if silent >= end_windows or len(speech) >= max_windows or sliced:
+                if silent == end_windows == closing and hold is not None and voiced >= min_windows and not sliced:
+                    kept = len(speech) - (silent - pause_windows)
+                    at_pause = Utterance(
+                        np.concatenate(speech[:kept]),
+                        start * window_s,
+                        (position - silent) * window_s,
+                        position * window_s,
+                    )
+                    if hold(at_pause):
+                        closing = end_windows + hold_windows
+                if silent >= closing or len(speech) >= max_windows or sliced:
                     if voiced >= min_windows:
                         kept = len(speech) - max(0, silent - pause_windows)  # the same audio as at the pause
                         yield Utterance(
@@ -162,8 +181,9 @@ class Segmenter:
                         )
                     if sliced and silent < end_windows:  # still sounding: go on from inside this slice
                         speech = speech[-overlap_windows:]
-                        start, voiced, silent = position - len(speech), 1, 0
+                        start, voiced, silent, closing = position - len(speech), 1, 0, end_windows
                         continue
                     speech, history, voiced, silent = [], [], 0, 0
+                    closing = end_windows
         if speech and voiced >= min_windows:
             yield Utterance(np.concatenate(speech), start * window_s, position * window_s, position * window_s)

@@ -13,7 +13,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from voicehost.ears.audio import SAMPLE_RATE, Audio
+from voicehost.audio.samples import SAMPLE_RATE, Audio
 
 SPEECH_BAND_HZ: Final = (100.0, 4000.0)
 """Where a voice has its pitch harmonics and formants; above it, fricatives look like hiss."""

@@ -6,15 +6,18 @@ voice `make_synthesizer` picks: espeak-ng, or Piper when asked for and installed
 
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
-from typing import IO
+from typing import IO, Final
 
 from engine.lang import Lang
-from voicehost.mouth.base import Mouth, NoSpeaker, PrintMouth, SpeechError, SpeechSynthesizer
+from voicehost.mouth.base import Mouth, NoSpeaker, PrintMouth, SpeechError, SpeechSynthesizer, voice_notice
 from voicehost.mouth.espeak import Synthesizer
 from voicehost.mouth.recording import FileMouth
 from voicehost.mouth.speaker import Output, SpeakerMouth
+
+LOG: Final = logging.getLogger(__name__)
 
 __all__ = [
     "FileMouth",
@@ -40,7 +43,8 @@ def make_synthesizer(lang: Lang, voice: str | None = None) -> SpeechSynthesizer:
         try:
             return PiperSynthesizer.for_lang(lang)
         except SpeechError as exc:
-            print(f"voicehost: {exc} espeak-ng speaks instead.", file=sys.stderr)
+            LOG.debug("no Piper voice: %s", exc)
+            print(f"voicehost: {voice_notice(exc, lang, 'error.piper_missing')}", file=sys.stderr)
     return Synthesizer(lang)
 
 
@@ -55,7 +59,8 @@ def make_mouth(
     try:
         synthesizer = make_synthesizer(lang, voice)
     except SpeechError as exc:
-        print(f"voicehost: {exc} The host prints what it would say.", file=sys.stderr)
+        LOG.debug("no voice: %s", exc)
+        print(f"voicehost: {voice_notice(exc, lang)}", file=sys.stderr)
         return None
     if audio_out is not None:
         return FileMouth(audio_out, synthesizer, out=out, err=sys.stderr)

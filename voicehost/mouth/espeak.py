@@ -22,8 +22,8 @@ from typing import Final
 import numpy as np
 
 from engine.lang import Lang
-from voicehost.ears.audio import SAMPLE_RATE, Audio
-from voicehost.ears.resample import resample
+from voicehost.audio.resample import resample
+from voicehost.audio.samples import SAMPLE_RATE, Audio, from_pcm
 from voicehost.mouth.base import SpeechError
 
 PROGRAM: Final = "espeak-ng"
@@ -112,8 +112,7 @@ def decode_wav(data: bytes) -> Audio:
             pcm = wav.readframes(wav.getnframes())  # the header's length is a placeholder: read to the end
     except (wave.Error, EOFError) as exc:
         raise SpeechError(f"espeak-ng produced unreadable audio ({exc}).") from None
-    samples = np.frombuffer(pcm[: len(pcm) - len(pcm) % 2], dtype="<i2").astype(np.float32) / 32768.0
-    return resample(samples, rate, SAMPLE_RATE)
+    return resample(from_pcm(pcm), rate, SAMPLE_RATE)
 
 
 class Synthesizer:

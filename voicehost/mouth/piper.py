@@ -20,8 +20,8 @@ from typing import Any, Final
 import numpy as np
 
 from engine.lang import Lang
-from voicehost.ears.audio import SAMPLE_RATE, Audio
-from voicehost.ears.resample import Resampler
+from voicehost.audio.resample import Resampler
+from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.mouth.base import SpeechError
 from voicehost.speech_models.catalog import Manifest, ModelError, installed_path
 
@@ -92,11 +92,14 @@ class PiperSynthesizer:
         self.rate = int(self._voice.config.sample_rate)
         self._lock = threading.Lock()
         self.last_seconds = 0.0  # how long the last whole synthesis took, for logs and benchmarks
+        self.lang: Lang | None = None  # the game's language, when made for one (`for_lang`)
 
     @classmethod
     def for_lang(cls, lang: Lang, root: Path | None = None) -> PiperSynthesizer:
         """The installed voice of the game's language; SpeechError when there is none."""
-        return cls(voice_file(lang, root))
+        synthesizer = cls(voice_file(lang, root))
+        synthesizer.lang = lang
+        return synthesizer
 
     def sentences(self, text: str) -> Iterator[Audio]:
         """`text` spoken one sentence at a time, at the voice's own rate (`rate`), each as soon as it is ready."""

@@ -26,7 +26,7 @@ class QueuedMouth(ABC):
 
     def __init__(self, *, out: IO[str] | None, err: IO[str] | None, thread_name: str) -> None:
         self._out = out
-        self._fallback = _Fallback(err)
+        self._fallback = _Fallback(err, getattr(getattr(self, "_synthesizer", None), "lang", None))
         self._queue: queue.Queue[tuple[str, threading.Event] | None] = queue.Queue()
         self._lock = threading.Lock()
         self._cancels: list[threading.Event] = []  # one per announcement queued or playing

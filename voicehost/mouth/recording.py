@@ -12,8 +12,7 @@ from typing import IO, Final
 
 import numpy as np
 
-from voicehost.ears.audio import SAMPLE_RATE, Audio
-from voicehost.ears.wav import to_pcm16
+from voicehost.audio.samples import SAMPLE_RATE, Audio, to_pcm16
 from voicehost.mouth.base import SpeechError, SpeechSynthesizer, _Fallback, _print_line
 
 GAP_SECONDS: Final = 0.3
@@ -42,7 +41,7 @@ class FileMouth:
         self._synthesizer = synthesizer
         self._gap = np.zeros(round(gap_seconds * SAMPLE_RATE), dtype=np.float32)
         self._out = out
-        self._fallback = _Fallback(err)
+        self._fallback = _Fallback(err, getattr(getattr(self, "_synthesizer", None), "lang", None))
         self._samples = 0
         self._lock = threading.Lock()  # the host's timer thread may announce too
         try:

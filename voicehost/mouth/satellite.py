@@ -24,8 +24,7 @@ from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 from typing import IO, Final, Protocol
 
-from voicehost.ears.audio import SAMPLE_RATE, Audio
-from voicehost.ears.wav import to_pcm16
+from voicehost.audio.samples import SAMPLE_RATE, Audio, to_pcm16
 from voicehost.mouth.base import SpeechSynthesizer
 from voicehost.mouth.queued import QueuedMouth
 

@@ -12,8 +12,8 @@ from typing import IO, Any, Final, Protocol
 
 import numpy as np
 
-from voicehost.ears.audio import SAMPLE_RATE, Audio
-from voicehost.ears.resample import resample
+from voicehost.audio.resample import resample
+from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.mouth.base import NoSpeaker, SpeechSynthesizer
 from voicehost.mouth.queued import QueuedMouth
 from voicehost.portaudio import PORTAUDIO_LOCK

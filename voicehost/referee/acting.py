@@ -1,6 +1,7 @@
-"""Acting on what an utterance was understood to mean, once the host has taken it up (`take_up`) and no
-question took it as its answer: a request, a command, a clue, a guess, a Duet player naming their side,
-or a line to say again."""
+"""What the host does about an utterance it took up and no question took as its answer: a request, a
+command, a clue (or its word alone, or a correction), a guess, a Duet player naming their side, or a
+short "Sorry?" for a line that has the form of a move but could not be acted on: the table always knows
+whether the host heard them."""
 
 from __future__ import annotations
 
@@ -9,65 +10,84 @@ from collections.abc import Sequence
 from engine.game import Phase
 from engine.pieces import Side
 from voicehost.referee import clue_giving, commands, guessing
+from voicehost.referee import earpiece as by_ear
+from voicehost.referee.effects import Ask, Claim, Effect, Say
 from voicehost.referee.questions import ConfirmCommand, ConfirmHeardClue
-from voicehost.referee.table import Commanding, PendingClue, Table
-from voicehost.understanding import Action, HeardClue, HeardCommand, HeardGuess, OffGrid, Understanding
-from voicehost.understanding.results import KEY_REQUESTS, HeardClueCheck
+from voicehost.referee.rulings import PendingClue
+from voicehost.referee.view import View
+from voicehost.understanding import (
+    Action,
+    HeardClue,
+    HeardCommand,
+    HeardGuess,
+    HeardNumber,
+    HeardWord,
+    OffGrid,
+    Understanding,
+)
+from voicehost.understanding.results import KEY_REQUESTS, HeardClueCheck, HeardCorrection, HeardSide
 
 
-def act(host: Commanding, heard: Understanding, side: Side | None, alternatives: Sequence[str]) -> None:
-    """Do what `heard` asks; `side` the Duet side named in it, `alternatives` the recognizer's
-    runners-up worth offering for a card."""
-    game = host.game
+def respond(
+    view: View, heard: Understanding, side: Side | None, covered: str | None = None, alternatives: Sequence[str] = ()
+) -> list[Effect]:
+    """What to do about `heard`: `side` the Duet side named in it, `covered` a covered card its words
+    name, `alternatives` the recognizer's runners-up worth offering for a card."""
+    game = view.game
     if isinstance(heard, HeardCommand) and heard.command in KEY_REQUESTS:  # changes nothing: never asked back
-        host.key_request(heard.command, heard.word if isinstance(heard, HeardClueCheck) else "")
-        return
+        return by_ear.answer(view, heard.command, heard.word if isinstance(heard, HeardClueCheck) else "")
     if isinstance(heard, HeardCommand):
         if heard.action is Action.CONFIRM:
-            host.ask(ConfirmCommand(command=heard.command, heard_text=heard.heard))
-        else:
-            commands.command(host, heard.command)
-        return
+            return [Ask(ConfirmCommand(command=heard.command, heard_text=heard.heard))]
+        return commands.command(view, heard.command)
     if game.over:
-        host.say(host.t("input.game_over_already"))
-        return
-    if side is not None and not game.TEAMS:
-        choose_side(host, side)
-        return
+        return [Say(view.t("input.game_over_already"))]
+    if isinstance(heard, HeardSide):
+        return choose_side(view, Side(heard.side))
+    if side is not None and not game.TEAMS and not isinstance(heard, HeardClue | HeardGuess):
+        return choose_side(view, side)
+    if isinstance(heard, HeardCorrection):
+        return clue_giving.correct(view, heard)
     if isinstance(heard, HeardClue):
-        pending = PendingClue(heard.clue.word, heard.clue.number, heard.clue.spelled)
+        claimed = [Claim(side)] if side is not None and not game.TEAMS else []
+        view = view.claiming(side) if claimed else view
+        clue = PendingClue(heard.clue.word, heard.clue.number, heard.clue.spelled, sure=not heard.by_ear)
         if heard.action is Action.CONFIRM and game.state.phase is Phase.CLUE:
-            host.ask(ConfirmHeardClue(clue=pending))
-            return
-        clue_giving.take_clue(host, pending)
-    elif isinstance(heard, HeardGuess):
-        guessing.take_guess(host, heard, alternatives)
-    elif isinstance(heard, OffGrid):
+            return [*claimed, Ask(ConfirmHeardClue(clue=clue))]
+        return [*claimed, *clue_giving.take_clue(view, clue)]
+    if isinstance(heard, HeardWord):
+        if heard.action is not Action.ACCEPT:  # one word heard unsure: not worth a question of its own
+            return reprompt(view)
+        return clue_giving.word_alone(view, heard.word, heard.spelled)
+    if isinstance(heard, HeardNumber):
+        return [Say(view.t("clue.need_word"), remember=False)]
+    if isinstance(heard, HeardGuess):
+        claimed = [Claim(side)] if side is not None and not game.TEAMS else []
+        view = view.claiming(side) if claimed else view
+        return [*claimed, *guessing.take_guess(view, heard, covered, alternatives)]
+    if covered is not None and game.state.phase in (Phase.GUESS, Phase.SUDDEN_DEATH):
+        return [Say(view.t("guess.covered_already", card=covered), remember=False)]
+    if isinstance(heard, OffGrid):
         board = game.board
-        host.say(host.t("guess.off_grid", columns=board.grid.columns, rows=board.grid.rows), remember=False)
-    else:
-        reprompt(host)
+        return [Say(view.t("guess.off_grid", columns=board.grid.columns, rows=board.grid.rows), remember=False)]
+    return reprompt(view)
 
 
-def reprompt(host: Table) -> None:
+def reprompt(view: View) -> list[Effect]:
     """Not understood: ask again for what the phase waits for."""
-    phase = host.game.state.phase
+    phase = view.game.state.phase
     if phase is Phase.SIMULATED_TURN:
-        host.say(host.t("input.reprompt") + " " + host.announce.next_prompt(), remember=False)
-    elif phase in (Phase.GUESS, Phase.SUDDEN_DEATH):
-        host.say(host.t("input.reprompt_guess"), remember=False)
-    else:
-        host.say(host.t("input.reprompt_clue"), remember=False)
+        return [Say(view.t("input.reprompt") + " " + view.announce.next_prompt(), remember=False)]
+    if phase in (Phase.GUESS, Phase.SUDDEN_DEATH):
+        return [Say(view.t("input.reprompt_guess"), remember=False)]
+    return [Say(view.t("input.reprompt_clue"), remember=False)]
 
 
-def choose_side(host: Table, side: Side) -> None:
+def choose_side(view: View, side: Side) -> list[Effect]:
     """A Duet player says who they are: the next clue or sudden-death guess is theirs."""
-    game = host.game
+    game = view.game
     if side in game.clue_givers():
-        host.chosen_side = side
-        host.say(host.t("game.clue_prompt_duet", side=side.value.upper()))
-    elif game.state.phase is Phase.SUDDEN_DEATH and side in game.guessers():
-        host.chosen_side = side
-        host.say(host.t("game.guess_prompt_duet", side=side.value.upper()))
-    else:
-        host.say(host.announce.next_prompt(), remember=False)
+        return [Claim(side), Say(view.t("game.clue_prompt_duet", side=side.value.upper()))]
+    if game.state.phase is Phase.SUDDEN_DEATH and side in game.guessers():
+        return [Claim(side), Say(view.t("game.guess_prompt_duet", side=side.value.upper()))]
+    return [Say(view.announce.next_prompt(), remember=False)]

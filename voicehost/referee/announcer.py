@@ -26,8 +26,10 @@ from voicehost.understanding.positions import label
 class Announcer:
     """Knows how to say things about one game in one language; editions subclass it."""
 
-    KEY_HINT: ClassVar[str] = "game.key_hint"
-    """How the host tells the key holders where their key is, at the start."""
+    KEY_HINT: ClassVar[str] = "console.key_hint"
+    """How the key holders see their key in private without the web display: printed on the console."""
+    KEY_ON_PHONE: ClassVar[str] = "game.key_on_phone"
+    """Said at the start when the key holders have their key pages (the web display)."""
 
     def __init__(self, game: AnyGame, prompts: Prompts, *, key_pages: bool = False) -> None:
         self.game = game
@@ -323,7 +325,8 @@ class DuetAnnouncer(Announcer):
     """Duet: two partners named by their key's side, greens, the bank of tokens, missions."""
 
     game: DuetGame
-    KEY_HINT = "game.key_hint_duet"
+    KEY_HINT = "console.key_hint_duet"
+    KEY_ON_PHONE = "game.key_on_phone_duet"
 
     def player(self, player: Player | str, capital: bool = False) -> str:
         return str(Side(player).value).upper()

@@ -12,16 +12,18 @@ import enum
 from dataclasses import replace
 from typing import Final
 
-from voicehost.understanding import HeardClue, HeardCommand, HeardGuess, NotUnderstood, Understanding
-from voicehost.understanding.results import READ_ONLY, Action, Command
+from voicehost.understanding import (
+    HeardClue,
+    HeardCommand,
+    HeardGuess,
+    HeardNumber,
+    HeardWord,
+    NotUnderstood,
+    Understanding,
+)
+from voicehost.understanding.moment import ListenMode
+from voicehost.understanding.results import ANSWERS, READ_ONLY, Action, Command, HeardCorrection, HeardSide
 from voicehost.understanding.talk import Form
-
-
-class Listening(enum.Enum):
-    """The two ways of playing (`voicehost play --listen`, or said to the host during the game)."""
-
-    ADDRESSED = "addressed"  # a move counts only said to the host: "Host, cherry" or "cherry, final answer"
-    OPEN = "open"  # a move counts whenever it has the form of one; talk is still left alone
 
 
 class Attention(enum.Enum):
@@ -30,10 +32,11 @@ class Attention(enum.Enum):
     TAKE = "take"  # act on it as understood
     ASK_BACK = "ask_back"  # said to the host, but hedged ("Host, maybe the piano"): asked back, never acted on at once
     HINT = "hint"  # a sure move not said to the host, in the addressed way: say once how to say it, else nothing
+    SORRY = "sorry"  # the form of a move, but nothing to act on: a short "Sorry?", so the table knows it was heard
     IGNORE = "ignore"  # talk, or a move out of turn not said to the host: silence
 
 
-SAFE_UNADDRESSED: Final = READ_ONLY | {Command.STOP_TALKING, Command.LISTEN_ADDRESSED}
+SAFE_UNADDRESSED: Final = READ_ONLY | {Command.STOP_TALKING, Command.LISTEN_ADDRESSED, Command.WHOSE_TURN}
 """Commands taken without the host's name even in the addressed way: they change nothing in the game."""
 
 
@@ -41,17 +44,20 @@ def attend(
     form: Form,
     understood: Understanding,
     *,
-    listening: Listening,
+    listening: ListenMode,
     guessing: bool,
     answering: bool,
     lone_card: bool = False,
     worded: bool = True,
+    move_shaped: bool = False,
 ) -> Attention:
     """What the host does with one utterance: `form` how it was said, `understood` what it means,
     `guessing` whether operatives are to guess now (else a clue is awaited), `answering` whether the host
     has just asked something (an answer needs no name: the host and the table are in a dialogue),
     `lone_card` whether it is a visible card's name and nothing else, `worded` whether the words heard
-    name the card understood (False when only the ears' scores found it in garbled speech)."""
+    name the card understood (False when only the ears' scores found it in garbled speech), `move_shaped`
+    whether, not understood, it still had the form of a move (a card half heard, a clue with a garbled
+    number): the table must know the host heard it."""
     if form.talk:
         return Attention.ASK_BACK if form.addressed else Attention.IGNORE
     if answering and not form.addressed and isinstance(understood, HeardGuess) and not worded:
@@ -59,7 +65,9 @@ def attend(
     if form.addressed or answering:
         return Attention.TAKE
     if isinstance(understood, HeardCommand):
-        if understood.command in SAFE_UNADDRESSED or listening is Listening.OPEN:
+        if understood.command in ANSWERS:
+            return Attention.IGNORE  # "yes!" after a good reveal, with nothing asked: cheering, not a move
+        if understood.command in SAFE_UNADDRESSED or listening is ListenMode.OPEN:
             return Attention.TAKE
         return _hint_if_sure(understood)
     out_of_turn = (isinstance(understood, HeardClue) and guessing) or (
@@ -67,9 +75,13 @@ def attend(
     )
     if out_of_turn:
         return Attention.IGNORE  # "oceano, dois" while the operatives talk; a lone card while the spymaster thinks
+    if isinstance(understood, HeardCorrection | HeardWord | HeardNumber | HeardSide) and listening is ListenMode.OPEN:
+        return Attention.TAKE  # "no, fruit" before the first guess; "fruit" waiting for its number; "three" alone
     if not isinstance(understood, HeardClue | HeardGuess):
-        return Attention.IGNORE  # not understood and not said to the host: nobody is waiting for an answer
-    if listening is Listening.ADDRESSED:
+        if move_shaped and listening is ListenMode.OPEN:
+            return Attention.SORRY
+        return Attention.IGNORE  # not understood, and nothing like a move: nobody is waiting for an answer
+    if listening is ListenMode.ADDRESSED:
         return _hint_if_sure(understood)
     if isinstance(understood, HeardGuess) and not worded:
         return Attention.ASK_BACK  # open: a card only the scores found may be talk heard badly; ask, never act

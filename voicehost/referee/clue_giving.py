@@ -1,76 +1,75 @@
-"""A clue heard: settle who gives it and whether the rules allow it, then give it, reject it, or put a
-doubtful spelling to the opponent (`PutClueToOpponent`). The host's `clue`, `give_clue`, `reject_clue`,
-`clue_giver` and `reason` are these functions."""
+"""A clue heard: settle who gives it and whether the rules allow it, then give it, refuse it, or put a
+doubtful spelling to the opponent (`PutClueToOpponent`). A clue's word heard alone waits for its number
+(`AskClueNumber`); a clue given but not yet guessed on is corrected by its spymaster without penalty."""
 
 from __future__ import annotations
 
-from engine.editions import AnyGame
-from engine.game import Phase, Player
-from engine.legality import ClueRuling, Reason, Verdict
-from engine.pieces import Side
-from voicehost.prompts import Prompts
-from voicehost.referee.questions import AskClueGiver, PutClueToOpponent
-from voicehost.referee.table import PendingClue, Table
+from dataclasses import replace
+
+from engine.events import EventType
+from engine.game import Phase
+from engine.legality import Reason, Verdict
+from voicehost.referee import rulings
+from voicehost.referee.effects import Ask, Effect, Follow, Play, Say
+from voicehost.referee.questions import AskClueGiver, AskClueNumber, ConfirmHeardClue, PutClueToOpponent
+from voicehost.referee.rulings import PendingClue
+from voicehost.referee.view import View
+from voicehost.understanding import Action, HeardClue, SpokenClue
+from voicehost.understanding.results import HeardCorrection
 
 
-def take_clue(host: Table, clue: PendingClue) -> None:
-    """A clue heard: settle who gives it and whether it is legal, then give or reject it."""
-    game = host.game
+def take_clue(view: View, clue: PendingClue) -> list[Effect]:
+    """A clue heard: settle who gives it and whether it is legal, then give or refuse it."""
+    game = view.game
     phase = game.state.phase
     if phase in (Phase.GUESS, Phase.SUDDEN_DEATH):
-        host.say(host.t("clue.need_guess_now"), remember=False)
-        return
+        return [Say(view.t("clue.need_guess_now"), remember=False)]
     if phase is Phase.SIMULATED_TURN:
-        host.say(host.announce.next_prompt(), remember=False)
-        return
-    if clue_giver(game, host.chosen_side) is None:
-        host.ask(AskClueGiver(clue=clue))
-        return
+        return [Say(view.announce.next_prompt(), remember=False)]
+    if view.clue_giver() is None:
+        return [Ask(AskClueGiver(clue=clue))]
     ruling = game.check_clue(clue.word, spelled=clue.spelled)
     if ruling.reason is Reason.NOT_ONE_WORD:
         # Every word said was checked against the table first ("oyster bay" hides OYSTER); none is a
         # card, so what came before the last one was a filler ("well, ocean two"): the clue is that word.
-        clue.word = clue.word.split()[-1]
+        clue = replace(clue, word=clue.word.split()[-1])
         ruling = game.check_clue(clue.word, spelled=clue.spelled)
-    clue.ruling = ruling
+    clue = replace(clue, ruling=ruling)
     if ruling.verdict is Verdict.VALID:
-        give_clue(host, clue)
-    elif ruling.verdict is Verdict.INVALID:
-        reject_clue(host, clue, ruling)
-    else:
-        host.ask(PutClueToOpponent(clue=clue))
+        return rulings.give(view, clue)
+    if not clue.sure:  # heard by ear, and it seems to break a rule: the spymaster says first whether it is theirs
+        return [Ask(ConfirmHeardClue(clue=clue))]
+    if ruling.verdict is Verdict.INVALID:
+        return rulings.reject(view, clue, ruling)
+    return [Ask(PutClueToOpponent(clue=clue))]
 
 
-def clue_giver(game: AnyGame, chosen: Side | None) -> Player | None:
-    """Who gives the clue now: the only one who may, or the Duet player who said it was them (`chosen`)."""
-    givers = game.clue_givers()
-    if len(givers) == 1:
-        return givers[0]
-    return chosen if chosen in givers else None
+def word_alone(view: View, word: str, spelled: bool) -> list[Effect]:
+    """A clue's word heard without its number ("fruta"): asked how many; a number alone answers."""
+    if view.game.state.phase is not Phase.CLUE:
+        return [Say(view.t("input.sorry"), remember=False)]
+    return [Ask(AskClueNumber(word=word, spelled=spelled))]
 
 
-def reason(p: Prompts, ruling: ClueRuling | None) -> str:
-    """Why a clue is refused or doubtful, in words; "" without a ruling."""
-    if ruling is None:
-        return ""
-    return p.text(f"clue_reason.{ruling.reason.value}", card=ruling.card or "")
+def correctable(view: View) -> bool:
+    """Whether the clue just given may still be corrected: nobody has guessed on it yet (the move an undo
+    would take back is that clue)."""
+    last = view.game.last_undoable
+    return last is not None and last.type is EventType.CLUE
 
 
-def give_clue(host: Table, clue: PendingClue) -> None:
-    events = host.game.give_clue(clue.word, clue.number, by=clue_giver(host.game, host.chosen_side))
-    host.chosen_side = None
-    host.done(events)
-
-
-def reject_clue(host: Table, clue: PendingClue, ruling: ClueRuling | None) -> None:
-    """Refuse the clue: with the penalty variant the turn ends; without it the spymaster gives another."""
-    game = host.game
-    why = ruling.reason.value if ruling else "rejected"
-    intro = host.t("clue.invalid", why=reason(host.p, ruling)) if ruling else ""
-    events = game.reject_clue(clue.word, why, number=clue.number, by=clue_giver(game, host.chosen_side))
-    if not game.variants.invalid_clue_penalty:
-        host.record(events)
-        host.say(f"{intro} {host.t('clue.refused_give_again')}")
-        return
-    host.chosen_side = None
-    host.done(events, intro=intro)
+def correct(view: View, correction: HeardCorrection) -> list[Effect]:
+    """The spymaster corrects the clue before any guess ("no, the clue is fruit"): the clue given is taken
+    back and the new one given in its place, without penalty (the number stays when only the word is said)."""
+    game = view.game
+    given = game.state.clue
+    if not correctable(view) or given is None:
+        return [Say(view.t("clue.need_guess_now"), remember=False)]
+    number = correction.number if correction.has_number else given.number
+    if correction.word == given.word.lower() and number == given.number:
+        return [Say(view.announce.next_prompt(), remember=False)]  # the same clue, said again
+    if game.check_clue(correction.word, spelled=correction.spelled).verdict is not Verdict.VALID:
+        return []  # "no, cherry" with CHERRY on the table: operatives talking about a card, not a new clue
+    spoken = SpokenClue(correction.word, number, correction.spelled)
+    undo = Play(lambda g: [g.undo()], announce=False, clears_side=False)
+    return [undo, Follow(HeardClue(correction.heard, Action.ACCEPT, correction.confidence, spoken))]

@@ -7,111 +7,108 @@ import random
 
 from engine.editions import AnyGame
 from engine.errors import NothingToCover
-from engine.events import EventType
+from engine.events import Event, EventType
 from engine.game import Phase
-from voicehost.referee.attention import Listening
+from voicehost.referee.effects import Ask, Effect, Listen, NewGame, Play, Quit, Say, Timer
 from voicehost.referee.questions import ConfirmBeforeActing
-from voicehost.referee.table import Commanding
+from voicehost.referee.view import View
 from voicehost.understanding import Command
-from voicehost.understanding.results import KEY_REQUESTS
+from voicehost.understanding.moment import ListenMode
 
 TIMER_COMMANDS = (Command.TIMER_FLIP, Command.TIMER_PAUSE, Command.TIMER_RESUME)
 
 
-def command(host: Commanding, command: Command) -> None:
+def command(view: View, command: Command) -> list[Effect]:
     """Do one command heard for sure (or confirmed)."""
-    game = host.game
+    game = view.game
     if command in (Command.YES, Command.NO):
-        host.say(host.t("input.nothing_to_confirm"), remember=False)
-    elif command is Command.REPEAT:
-        host.say(host.last_said or host.t("info.nothing_to_repeat"), remember=False)
-    elif command is Command.HELP:
+        return [Say(view.t("input.nothing_to_confirm"), remember=False)]
+    if command is Command.REPEAT:
+        return [Say(view.last_said or view.t("info.nothing_to_repeat"), remember=False)]
+    if command is Command.HELP:
         key = "info.help_guess" if game.state.phase in (Phase.GUESS, Phase.SUDDEN_DEATH) else "info.help_clue"
-        host.say(" ".join((host.t(key), host.t("info.help_places"), host.unheard_text())), remember=False)
-    elif command is Command.READ_BOARD:
-        host.say(host.announce.board_text(), remember=False)
-    elif command is Command.READ_BOARD_PLACES:
-        host.say(host.announce.board_places_text(), remember=False)
-    elif command is Command.SCORE:
-        host.say(host.announce.score_text(), remember=False)
-    elif command is Command.CLUES_SO_FAR:
-        host.say(host.announce.clues_text(), remember=False)
-    elif command in TIMER_COMMANDS:
-        timer_command(host, command)
-    elif command is Command.NEW_GAME:
+        return [Say(" ".join((view.t(key), view.t("info.help_places"), view.unheard)), remember=False)]
+    if command is Command.READ_BOARD:
+        return [Say(view.announce.board_text(), remember=False)]
+    if command is Command.READ_BOARD_PLACES:
+        return [Say(view.announce.board_places_text(), remember=False)]
+    if command is Command.SCORE:
+        return [Say(view.announce.score_text(), remember=False)]
+    if command is Command.CLUES_SO_FAR:
+        return [Say(view.announce.clues_text(), remember=False)]
+    if command is Command.WHOSE_TURN:
+        return [Say(view.announce.next_prompt() or view.t("end.play_again"), remember=False)]
+    if command in TIMER_COMMANDS:
+        return [Timer(command)]
+    if command is Command.NEW_GAME:
+        if not view.can_deal:
+            return [Say(view.t("end.play_again"))]
         if game.over:
-            host.start_new_game()
-        else:
-            host.ask(ConfirmBeforeActing(prompt=host.t("game.new_game_confirm"), act=host.start_new_game))
-    elif command is Command.QUIT:
-        unsaved = host.unsaved_detail()
-        prompt = host.t("game.quit_confirm") if unsaved is None else host.t("game.quit_confirm_unsaved", detail=unsaved)
-        host.ask(ConfirmBeforeActing(prompt=prompt, act=host.quit))
-    elif command is Command.UNDO:
-        last = game.last_undoable
-        if last is None:
-            host.say(host.t("undo.nothing"), remember=False)
-        else:
-            host.ask(ConfirmBeforeActing(prompt=host.t("undo.confirm", card=last["card"]), act=lambda: undo(host)))
-    elif command is Command.PASS:
+            return [NewGame()]
+        return [Ask(ConfirmBeforeActing(prompt=view.t("game.new_game_confirm"), then=(NewGame(),)))]
+    if command is Command.QUIT:
+        unsaved = view.unsaved
+        prompt = view.t("game.quit_confirm") if unsaved is None else view.t("game.quit_confirm_unsaved", detail=unsaved)
+        return [Ask(ConfirmBeforeActing(prompt=prompt, then=(Quit(),)))]
+    if command is Command.UNDO:
+        return undo(view)
+    if command is Command.PASS:
         if game.over:
-            host.say(host.t("input.game_over_already"), remember=False)
-        else:
-            host.done(game.end_turn())
-    elif command is Command.STOP_TALKING:
-        pass  # the voice mouth cuts speech short; in text there is nothing to stop
-    elif command is Command.ALL_MY_GREENS_FOUND:
-        host.say(host.announce.next_prompt(), remember=False)  # the host already knows and said it
-    elif command is Command.COVER_FOR_ME:
-        cover_for_me(host)
-    elif command is Command.LISTEN_ADDRESSED:
-        set_listening(host, Listening.ADDRESSED)
-    elif command is Command.LISTEN_OPEN:
-        set_listening(host, Listening.OPEN)
-    elif command in KEY_REQUESTS:
-        host.key_request(command)
+            return [Say(view.t("input.game_over_already"), remember=False)]
+        return [Play(lambda g: g.end_turn())]
+    if command is Command.STOP_TALKING:
+        return []  # the voice mouth cuts speech short; in text there is nothing to stop
+    if command is Command.ALL_MY_GREENS_FOUND:
+        return [Say(view.announce.next_prompt(), remember=False)]  # the host already knows and said it
+    if command is Command.COVER_FOR_ME:
+        return cover_for_me(view)
+    if command is Command.LISTEN_ADDRESSED:
+        return set_listening(view, ListenMode.ADDRESSED)
+    if command is Command.LISTEN_OPEN:
+        return set_listening(view, ListenMode.OPEN)
+    return []
 
 
-def undo(host: Commanding) -> None:
-    """Take the last guess back (confirmed first: it is hard to take back)."""
-    game = host.game
-    last = game.last_undoable
+def undo(view: View) -> list[Effect]:
+    """Take the last move back (a guess, a clue, a pass): confirmed first, it is hard to take back."""
+    last = view.game.last_undoable
     if last is None:
-        host.say(host.t("undo.nothing"))
-        return
-    host.record([game.undo()])
-    host.say(f"{host.t('undo.done', card=last['card'])} {host.announce.next_prompt()}")
-    host.after_change()
+        return [Say(view.t("undo.nothing"), remember=False)]
+    prompt = view.t(undo_key(last, "confirm"), **undo_fields(view, last))
+    done = view.t(undo_key(last, "done"), **undo_fields(view, last))
+    return [Ask(ConfirmBeforeActing(prompt=prompt, then=(Play(lambda g: [g.undo()], intro=done),)))]
 
 
-def timer_command(host: Commanding, command: Command) -> None:
-    """Flip, pause or resume the sand timer."""
-    if command is Command.TIMER_FLIP:
-        host.timer.flip(host.settings.timer_seconds or 60)
-    elif command is Command.TIMER_PAUSE:
-        if not host.timer.pause():
-            host.say(host.t("timer.not_running"), remember=False)
-    elif not host.timer.resume():
-        host.say(host.t("timer.not_running"), remember=False)
+def undo_key(last: Event, what: str) -> str:
+    """The prompt for undoing that move: a guess's (`undo.confirm`), a clue's, or a pass's."""
+    if last.type is EventType.CLUE:
+        return f"undo.{what}_clue"
+    if last.type is EventType.TURN_ENDED:
+        return f"undo.{what}_pass"
+    return f"undo.{what}"
 
 
-def set_listening(host: Commanding, listening: Listening) -> None:
+def undo_fields(view: View, last: Event) -> dict[str, str]:
+    if last.type is EventType.CLUE:
+        return {"word": str(last["word"]), "number": view.announce.number(last["number"])}
+    return {"card": str(last.get("card", ""))}
+
+
+def set_listening(view: View, mode: ListenMode) -> list[Effect]:
     """Switch the way of playing (see attention.py), and say how to play it."""
-    if listening is host.listening:
-        host.say(host.t(f"listen.already_{listening.value}"), remember=False)
-        return
-    host.listening = listening
-    host.say(host.t(f"listen.{listening.value}", name=host.name()), remember=False)
+    if mode is view.listening:
+        return [Say(view.t(f"listen.already_{mode.value}"), remember=False)]
+    return [Listen(mode), Say(view.t(f"listen.{mode.value}", name=view.name), remember=False)]
 
 
-def cover_for_me(host: Commanding) -> None:
+def cover_for_me(view: View) -> list[Effect]:
     """The host covers one of the cards the rules allow, at random (seeded by the game, so a resumed
     game picks what the uninterrupted one would have)."""
-    choices = host.game.cover_choices()
+    choices = view.game.cover_choices()
     if not choices:
-        host.say(host.announce.error(NothingToCover()), remember=False)
-        return
-    host.done(host.game.cover(chooser(host.game, host.settings.seed).choice(choices)))
+        return [Say(view.announce.error(NothingToCover()), remember=False)]
+    card = chooser(view.game, view.settings.seed).choice(choices)
+    return [Play(lambda game: game.cover(card))]
 
 
 def chooser(game: AnyGame, seed: int) -> random.Random:

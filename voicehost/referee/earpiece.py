@@ -20,7 +20,7 @@ hear the key in private. Nothing is written to the events log or the save.
 
 from __future__ import annotations
 
-from typing import Final, Protocol
+from typing import Final
 
 from engine.editions import AnyGame
 from engine.game import Phase, Player
@@ -29,6 +29,8 @@ from voicehost.display.listen import listen_part
 from voicehost.display.private import ruling_text
 from voicehost.display.state import key_identities, public_state
 from voicehost.prompts import Prompts
+from voicehost.referee.effects import Effect, Say, Whisper
+from voicehost.referee.view import View
 from voicehost.understanding.results import Command
 
 ROW_BY_ROW: Final = frozenset({Command.READ_KEY_GRID, Command.READ_MY_AGENTS_GRID})
@@ -42,54 +44,25 @@ AGENTS: Final = {True: "agents", False: "greens"}
 ASKING_PHASES: Final = (Phase.CLUE, Phase.SIMULATED_TURN)
 
 
-class Earpiece(Protocol):
-    """The spymaster's private mouth: all the earpiece needs of it is to say a text."""
-
-    def say(self, text: str) -> None: ...
-
-
-class AskedHost(Protocol):
-    """What answering a request uses of the host (`voicehost.referee.host.Host`): a protocol, so that
-    this module need not import the host, which imports it."""
-
-    @property
-    def game(self) -> AnyGame: ...
-
-    @property
-    def p(self) -> Prompts: ...
-
-    @property
-    def earpiece(self) -> Earpiece | None: ...
-
-    def say(self, text: str, *, remember: bool = True) -> None: ...
-
-    def t(self, key: str) -> str: ...
-
-    def clue_giver(self) -> Player | None: ...
-
-
-def answer(host: AskedHost, command: Command, word: str = "") -> None:
+def answer(view: View, command: Command, word: str = "") -> list[Effect]:
     """Answer one request: aloud only what does not depend on the key, the rest in the earpiece."""
-    game, earpiece = host.game, host.earpiece
-    if earpiece is None:
-        host.say(host.t("earpiece.how"), remember=False)
-        return
+    game = view.game
+
+    def aloud(key: str) -> Say:
+        return Say(view.t(key), remember=False)
+
+    if not view.has_earpiece:
+        return [aloud("earpiece.how")]
     if game.over or game.state.phase not in ASKING_PHASES:
-        host.say(host.t("earpiece.not_now"), remember=False)
-        return
+        return [aloud("earpiece.not_now")]
     if command is Command.CHECK_CLUE:
         if not word.strip():
-            host.say(host.t("earpiece.check_how"), remember=False)
-            return
-        host.say(host.t("earpiece.checking"), remember=False)
-        earpiece.say(check_text(game, host.p, word))
-        return
-    owner = key_owner(game, host.clue_giver())
+            return [aloud("earpiece.check_how")]
+        return [aloud("earpiece.checking"), Whisper(check_text(game, view.p, word))]
+    owner = key_owner(game, view.clue_giver())
     if owner is None:
-        host.say(host.t("earpiece.which_side"), remember=False)
-        return
-    host.say(host.t("earpiece.reading"), remember=False)
-    earpiece.say(key_text(game, host.p, owner, command))
+        return [aloud("earpiece.which_side")]
+    return [aloud("earpiece.reading"), Whisper(key_text(game, view.p, owner, command))]
 
 
 def key_owner(game: AnyGame, giver: Player | None) -> str | None:

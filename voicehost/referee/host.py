@@ -1,43 +1,39 @@
 """The referee: hears an utterance, decides, acts on the rules engine, and says what happened.
 
-Most of the time the host waits for a clue, a guess or a command, as the game's phase says; when it
-has asked something (`question`, see `questions.py`) the next utterance goes to that question first.
+The host holds the table's state (the game, the question it asked, a Duet player's claim, the sand
+timer, the way of listening) and is the one place where the game changes and the table is spoken to.
+An utterance is taken up (`take_up.py`: what it means and whether to act on it); a question asked
+takes it first (`questions.py`), else the step for its kind of move (`acting.py` and the modules it
+calls) says what should happen, as effects (`effects.py`), which the host then applies (`apply`).
 The same Host serves the text mode and the voice mode: only the ears and the mouth differ. Every
 edition is played through the one interface of `engine.game.Game`, and said by its announcer.
-
-The host holds the table's state (the game, the question, the lock, the sand timer) and says what
-happened; each step has its own module: `take_up.py` (what an utterance means, and whether the host
-takes it up), `acting.py` (what it then does), `clue_giving.py`, `guessing.py` and `commands.py`.
-Those steps, and the questions, see the host through the protocols of `table.py`: this module imports
-them, never the other way round.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from engine.editions import AnyGame
 from engine.errors import GameError
-from engine.events import Event
-from engine.game import Phase, Player
-from engine.legality import ClueRuling
+from engine.events import Event, EventType
+from engine.game import Phase
 from engine.pieces import Side
-from voicehost.ears.context import Context, make_context
 from voicehost.ears.heard import Heard
 from voicehost.prompts import Prompts
-from voicehost.referee import acting, clue_giving, commands, guessing, unheard
-from voicehost.referee import earpiece as by_ear
+from voicehost.referee import acting, commands, unheard
 from voicehost.referee.announcer import Announcer, announcer_for
-from voicehost.referee.attention import Attention, Listening
-from voicehost.referee.questions import ConfirmGuess
-from voicehost.referee.table import PendingClue, Question
-from voicehost.referee.take_up import Moment, heard_afresh, take_up
+from voicehost.referee.attention import Attention
+from voicehost.referee.effects import Ask, Claim, Effect, Follow, Listen, NewGame, Play, Quit, Say, Timer, Whisper
+from voicehost.referee.questions import ConfirmGuess, Question
+from voicehost.referee.rulings import PendingClue
+from voicehost.referee.take_up import TakenUp, heard_afresh, take_up
 from voicehost.referee.timer import SandTimer
-from voicehost.understanding import Command, Grid, side_named
+from voicehost.referee.view import HostSettings, View
+from voicehost.understanding import Action, Command, Grid, HeardCommand, HeardGuess
+from voicehost.understanding.moment import Awaited, Moment
 from voicehost.understanding.talk import spoken_host_name
 
 __all__ = ["Host", "HostSettings", "Mouth", "PendingClue"]
@@ -49,20 +45,15 @@ class Mouth(Protocol):
     def say(self, text: str) -> None: ...
 
 
-GUESSING_PHASES = (Phase.GUESS, Phase.SUDDEN_DEATH, Phase.SIMULATED_TURN)
+AWAITED = {
+    Phase.CLUE: Awaited.CLUE,
+    Phase.GUESS: Awaited.GUESS,
+    Phase.SUDDEN_DEATH: Awaited.GUESS,
+    Phase.SIMULATED_TURN: Awaited.COVER,
+    Phase.OVER: Awaited.OVER,
+}
 ALTERNATIVE_SHARE = 0.1
 """A recognizer's runner-up card below this share of its belief is not worth offering."""
-
-
-@dataclass(frozen=True)
-class HostSettings:
-    timer_seconds: int | None = None
-    simulated: str = "random"  # co-op: "random", or "choose" (the spymaster picks the card in private)
-    seed: int = 0
-    key_pages: bool = False  # the key holders have private pages (the web display) to choose cards on
-    listening: Listening = Listening.OPEN  # addressed: a move counts only said to the host (see attention.py)
-    host_name: str = ""  # a name the players gave the host, besides the vocabulary's
-    unheard: Callable[[Sequence[str]], Sequence[str]] | None = None  # the cards the recognizer cannot hear
 
 
 class Host:
@@ -77,7 +68,6 @@ class Host:
         settings: HostSettings | None = None,
         on_events: Callable[[AnyGame, Sequence[Event]], None] | None = None,
         new_game: Callable[[], AnyGame] | None = None,
-        save_hint: str = "",
         on_timer: Callable[[int | None, bool], None] | None = None,
         unsaved: Callable[[], tuple[Path, str] | None] | None = None,
         earpiece: Mouth | None = None,
@@ -90,23 +80,23 @@ class Host:
         self.announce: Announcer = announcer_for(game, prompts, key_pages=self.settings.key_pages)
         self.question: Question | None = None
         self.finished = False
-        self.chosen_side: Side | None = None  # Duet: the player who said "I give the clue" / "I guess"
+        self.chosen_side: Side | None = None  # Duet: the player who said "A" or "B" for the next clue or guess
         self.last_said = ""
+        self.listening = self.settings.listening
+        self.attention: Attention | None = None  # what the host made of the last utterance (shown with --show-heard)
+        self.timer = SandTimer(self._on_timer)
         self._on_events = on_events or (lambda game, events: None)
         self._on_timer_shown = on_timer or (lambda seconds, running: None)
         self._new_game = new_game
-        self._save_hint = save_hint
         self._unsaved = unsaved or (lambda: None)  # (file, os_reason key) while the game is not on disk
         self._lock = threading.RLock()
-        self._alternatives: list[str] = []
         self._timer_held = False
-        self.timer = SandTimer(self._on_timer)
         self._turn: tuple[object, ...] = ()
-        self.listening = self.settings.listening
-        self.attention: Attention | None = None  # what the host made of the last utterance (shown with --show-heard)
         self._hinted = False  # the addressed way is explained once a game, then moves not said to the host are let be
+        self._reasked = False  # the pending question was asked again after an interjection (once only)
+        self._heard_since_clue = 0  # utterances taken up since the last clue was given: a correction comes first
 
-    # ---- speaking ---------------------------------------------------------------------------
+    # ---- what the table sees and hears --------------------------------------------------------
 
     def say(self, text: str, *, remember: bool = True) -> None:
         text = " ".join(text.split())
@@ -119,23 +109,84 @@ class Host:
     def t(self, key: str, **params: Any) -> str:
         return self.p.text(key, **params)
 
-    def ask(self, question: Question) -> None:
-        """Ask the table something; the next utterance goes to it first."""
-        self.question = question
-        question.ask(self)
+    def name(self) -> str:
+        """The name the host tells players to call it by."""
+        return self.settings.host_name or spoken_host_name(self.game.board.lang)
 
-    def repeat_question(self, question: Question) -> None:
-        """Not an answer: the same question once more, as it was said."""
-        self.question = question
-        self.say(self.last_said, remember=False)
+    @property
+    def grid(self) -> Grid:
+        board = self.game.board
+        return Grid(tuple(board.cards), board.grid.columns)
 
-    # ---- life cycle -------------------------------------------------------------------------
+    @property
+    def pending_candidates(self) -> list[str]:
+        """The cards the host is asking about ("CEREJA or CEBOLA?"), if it is asking."""
+        question = self.question
+        return list(question.candidates) if isinstance(question, ConfirmGuess) else []
+
+    @property
+    def pending_clue(self) -> PendingClue | None:
+        """The clue (word and number) the host is asking about, if it is asking."""
+        clue = getattr(self.question, "clue", None)
+        return clue if isinstance(clue, PendingClue) else None
+
+    def moment(self) -> Moment:
+        """What the host waits for now, and what it has asked: what the ears listen for, and how the next
+        utterance is taken up. The one place a `Moment` is built for a game."""
+        with self._lock:
+            game, question = self.game, self.question
+            asked = question is not None
+            offers = question.offers if question is not None and question.yes_no else None
+            names = tuple(dict.fromkeys((self.name(), spoken_host_name(game.board.lang))))
+            last = game.last_undoable
+            return Moment(
+                game.board.lang,
+                AWAITED[game.state.phase],
+                visible=tuple(game.visible_cards()),
+                grid=self.grid,
+                asked=asked,
+                offers=offers,
+                before=question.belief if question is not None else (),
+                listening=self.listening,
+                host_names=names,
+                correctable=last is not None
+                and last.type is EventType.CLUE
+                and not asked
+                and not self._heard_since_clue,
+                sides=not game.TEAMS,
+            )
+
+    @property
+    def _clue_just_given(self) -> bool:
+        """Nothing was taken up since the clue was announced: its spymaster's "no, fruit" corrects it."""
+        return self._heard_since_clue == 0
+
+    def view(self) -> View:
+        """The table as a step sees it (see view.py)."""
+        return View(
+            game=self.game,
+            p=self.p,
+            announce=self.announce,
+            settings=self.settings,
+            chosen_side=self.chosen_side,
+            listening=self.listening,
+            last_said=self.last_said,
+            name=self.name(),
+            unheard=self.unheard_text(),
+            can_deal=self._new_game is not None,
+            unsaved=self.unsaved_detail(),
+            has_earpiece=self.earpiece is not None,
+        )
+
+    # ---- life cycle ---------------------------------------------------------------------------
 
     def start(self, *, resumed: bool = False) -> None:
+        """The short opening: who starts and how many agents, where the key is, what is awaited. Commands
+        and paths are for the console (`console_lines`), never the loudspeaker or the screen."""
         with self._lock:
             lines = [self.t("game.resumed")] if resumed else self.announce.welcome()
-            if self._save_hint and not resumed:
-                lines.append(self.t(self.announce.KEY_HINT, save=self._save_hint))
+            if self.settings.key_pages and not resumed:
+                lines.append(self.t(self.announce.KEY_ON_PHONE))
             if not self.game.over:
                 lines.append(self.unheard_text())
             if self.game.over:
@@ -144,6 +195,10 @@ class Host:
                 lines.append(self.announce.next_prompt())
             self.say(" ".join(lines))
             self.after_change()
+
+    def console_lines(self, save: str) -> list[str]:
+        """What the host's console shows at the start, never said: how to see the key in private."""
+        return [self.t(self.announce.KEY_HINT, save=save)]
 
     def close(self) -> None:
         self.timer.close()
@@ -161,139 +216,127 @@ class Host:
             self._timer_held = False
             self.say(self.t("error.microphone_back"), remember=False)
 
-    @property
-    def pending_candidates(self) -> list[str]:
-        """The cards the host is asking about ("CEREJA or CEBOLA?"), if it is asking."""
-        question = self.question
-        return list(question.candidates) if isinstance(question, ConfirmGuess) else []
+    def unheard_text(self) -> str:
+        """Which cards the recognizer cannot hear, to be named by their place; "" when it hears them all."""
+        return unheard.unheard_text(self.game, self.p, self.settings.unheard, self.grid)
 
-    @property
-    def pending_clue(self) -> PendingClue | None:
-        """The clue (word and number) the host is asking about, if it is asking."""
-        clue = getattr(self.question, "clue", None)
-        return clue if isinstance(clue, PendingClue) else None
+    def unsaved_detail(self) -> str | None:
+        """Where and why the game is not on disk, in the game's language; None when it is saved."""
+        failed = self._unsaved()
+        if failed is None:
+            return None
+        place, reason = failed
+        return f"{place}: {self.t(f'os_reason.{reason}')}"
 
-    # ---- hearing ----------------------------------------------------------------------------
+    # ---- hearing ------------------------------------------------------------------------------
 
     def hear(
         self, said: str | Heard, confidence: float | None = None, alternatives: Sequence[tuple[str, float]] = ()
     ) -> None:
         """Handle one utterance: a typed line (with a recognizer's `confidence` and runner-up cards, when
-        it comes from one), or what the ears heard, evidence and all (`Heard`).
-
-        When the ears are unsure the host offers their runners-up ("CEREJA or CEBOLA?") instead of
-        guessing which one was meant."""
+        it comes from one), or what the ears heard, evidence and all (`Heard`)."""
         heard = said if isinstance(said, Heard) else Heard(said, confidence, alternatives=tuple(alternatives))
         with self._lock:
             if self.finished:
                 return
-            self._alternatives = [card for card, share in heard.alternatives if share >= ALTERNATIVE_SHARE]
             try:
                 self._hear(heard)
             except GameError as error:
                 self.say(self.announce.error(error))
 
-    def listening_context(self) -> Context:
-        """What makes sense to hear now, for the recognizer: cards while guessing, free speech for a clue."""
-        with self._lock:
-            game = self.game
-            phase = game.state.phase
-            cards: Sequence[str] = game.visible_cards()  # never only the cards to cover: that would tell them
-            question = self.question
-            answering = question is not None and question.yes_no
-            if answering:
-                assert question is not None
-                cards = question.offers
-            guessing = answering or (question is None and not game.over and phase in GUESSING_PHASES)
-            names = self._names() if self.listening is Listening.ADDRESSED else ()
-            return make_context(game.board.lang, guessing, tuple(cards), answering, names)
-
-    @property
-    def grid(self) -> Grid:
-        """The board as places, for a card named by its place ("B3", "row two column three")."""
-        board = self.game.board
-        return Grid(tuple(board.cards), board.grid.columns)
-
-    def _moment(self) -> Moment:
-        """What the host waits for now, and what it has asked: how the next utterance is taken up."""
-        game, question = self.game, self.question
-        return Moment(
-            game.board.lang,
-            tuple(game.visible_cards()),
-            self.grid,
-            guessing=game.state.phase in (Phase.GUESS, Phase.SUDDEN_DEATH),
-            asked=question is not None,
-            offers=question.offers if question is not None and question.yes_no else None,
-            before=question.belief if isinstance(question, ConfirmGuess) else None,
-            listening=self.listening,
-            host_names=(self.settings.host_name,) if self.settings.host_name else (),
-        )
-
     def _hear(self, heard: Heard) -> None:
-        """Take the utterance up (`take_up`), then do what the verdict says."""
-        moment = self._moment()
+        """Take the utterance up, let a question take it first, else respond to it; apply what follows."""
+        moment = self.moment()
         taken = take_up(heard, moment)
         self.attention = taken.verdict
+        self._heard_since_clue += 1
+        question = self.question
         if taken.verdict is Attention.IGNORE:
+            if question is not None and not self._reasked and taken.form.talk:
+                self._reasked = True  # an interjection while a question waits: asked again, once
+                self.apply([Ask(question, again=True)])
             return
         if taken.verdict is Attention.HINT:
             if not self._hinted:
                 self._hinted = True
                 self.say(self.t("listen.hint", name=self.name()), remember=False)
             return
+        view = self.view()
         understood = taken.understood
-        side = side_named(taken.heard.text, self.game.board.lang)
-        question = self.question
+        side = taken.reading.side
         if question is not None:
-            self.question = None
-            if question.take(self, understood, side):
+            answer = question.take(view, understood, side)
+            if answer is not None:
+                self.question = None
+                self._reasked = False
+                self.apply(answer)
                 return
-            if question.hear_afresh_on_all_cards():  # not one of the offered cards: the whole table
+            if question.kept_by(understood):  # "score" while "CEREJA?" waits: answered, then asked again
+                repeat = isinstance(understood, HeardCommand) and understood.command is Command.REPEAT
+                answered = [] if repeat else acting.respond(view, understood, side)
+                self.apply([*answered, Ask(question, again=True)])
+                return
+            self.question = None
+            self._reasked = False
+            if question.afresh_on_all_cards:  # not one of the offered cards: the whole table
                 understood = heard_afresh(taken, moment)
-        acting.act(self, understood, side, self._alternatives)
+        covered = self._covered(taken)
+        if taken.verdict is Attention.SORRY and covered is None:
+            self.apply([Say(self.t("input.sorry"), remember=False)])
+            return
+        alternatives = [card for card, share in heard.alternatives if share >= ALTERNATIVE_SHARE]
+        self.apply(acting.respond(self.view(), understood, side, covered, alternatives))
 
-    def unheard_text(self) -> str:
-        """Which cards the recognizer cannot hear, to be named by their place; "" when it hears them all."""
-        return unheard.unheard_text(self.game, self.p, self.settings.unheard, self.grid)
+    def _covered(self, taken: TakenUp) -> str | None:
+        """A covered card the words name for sure, while guessing ("lasanha", already revealed): answered
+        as such, never matched to another card."""
+        if self.game.state.phase not in (Phase.GUESS, Phase.SUDDEN_DEATH):
+            return None
+        read = taken.reading.everything
+        if isinstance(read, HeardGuess) and read.action is Action.ACCEPT and read.card not in self.game.visible_cards():
+            return read.card
+        return None
 
-    def name(self) -> str:
-        """The name the host tells players to call it by."""
-        return self.settings.host_name or spoken_host_name(self.game.board.lang)
+    # ---- applying what the steps decided ------------------------------------------------------
 
-    def _names(self) -> tuple[str, ...]:
-        """The names the ears listen for before a move: the one the host tells players, and the players' own."""
-        return tuple(dict.fromkeys((self.name(), spoken_host_name(self.game.board.lang))))
+    def apply(self, effects: Sequence[Effect]) -> None:
+        """Do what a step decided, in order: the one place the game moves and the table is spoken to."""
+        for effect in effects:
+            try:
+                self._apply(effect)
+            except GameError as error:
+                self.say(self.announce.error(error))
+                return
 
-    # ---- the moves, each in its own module (questions.py and earpiece.py call these) ---------
-
-    def clue(self, clue: PendingClue) -> None:
-        """A clue heard: settle who gives it and whether it is legal, then give or reject it."""
-        clue_giving.take_clue(self, clue)
-
-    def clue_giver(self) -> Player | None:
-        """Who gives the clue now: the only one who may, or the Duet player who said it was them."""
-        return clue_giving.clue_giver(self.game, self.chosen_side)
-
-    def reason(self, ruling: ClueRuling | None) -> str:
-        return clue_giving.reason(self.p, ruling)
-
-    def give_clue(self, clue: PendingClue) -> None:
-        clue_giving.give_clue(self, clue)
-
-    def reject_clue(self, clue: PendingClue, ruling: ClueRuling | None) -> None:
-        clue_giving.reject_clue(self, clue, ruling)
-
-    def reveal(self, card: str) -> None:
-        """Turn the card over for whoever guesses now; in Duet sudden death, ask who when both may."""
-        guessing.reveal(self, card)
-
-    def command(self, command: Command) -> None:
-        commands.command(self, command)
-
-    def key_request(self, command: Command, word: str = "") -> None:
-        """A spymaster's request for the key or a clue's ruling: answered in the earpiece only; aloud,
-        words that are the same whatever the key (see earpiece.py)."""
-        by_ear.answer(self, command, word)
+    def _apply(self, effect: Effect) -> None:
+        if isinstance(effect, Say):
+            self.say(effect.text, remember=effect.remember)
+        elif isinstance(effect, Ask):
+            self.question = effect.question
+            self.say(effect.question.ask(self.view()), remember=not effect.again)
+        elif isinstance(effect, Play):
+            events = effect.action(self.game)
+            if effect.clears_side:
+                self.chosen_side = None
+            if effect.announce:
+                self.done(events, intro=effect.intro)
+            else:
+                self.record(events)
+        elif isinstance(effect, Follow):
+            self.apply(acting.respond(self.view(), effect.understood, effect.side))
+        elif isinstance(effect, Claim):
+            self.chosen_side = effect.side
+        elif isinstance(effect, Whisper):
+            if self.earpiece is not None:
+                self.earpiece.say(effect.text)
+        elif isinstance(effect, Timer):
+            self._timer_command(effect.command)
+        elif isinstance(effect, Listen):
+            self.listening = effect.mode
+        elif isinstance(effect, NewGame):
+            self.start_new_game()
+        elif isinstance(effect, Quit):
+            self.quit()
 
     def cover(self, card: str) -> bool:
         """A card to cover chosen in private (a key page): covered when it is one of the choices; False
@@ -305,7 +348,7 @@ class Host:
             return True
 
     def start_new_game(self) -> None:
-        """Deal a new game (confirmed first while one is being played) and start it."""
+        """Deal a new game and start it."""
         if self._new_game is None:
             self.say(self.t("end.play_again"))
             return
@@ -322,15 +365,17 @@ class Host:
         unsaved = self.unsaved_detail()
         self.say(self.t("game.bye") if unsaved is None else self.t("game.bye_unsaved", detail=unsaved))
 
-    def unsaved_detail(self) -> str | None:
-        """Where and why the game is not on disk, in the game's language; None when it is saved."""
-        failed = self._unsaved()
-        if failed is None:
-            return None
-        place, reason = failed
-        return f"{place}: {self.t(f'os_reason.{reason}')}"
+    # ---- the timer ----------------------------------------------------------------------------
 
-    # ---- the timer --------------------------------------------------------------------------
+    def _timer_command(self, command: Command) -> None:
+        """Flip, pause or resume the sand timer."""
+        if command is Command.TIMER_FLIP:
+            self.timer.flip(self.settings.timer_seconds or 60)
+        elif command is Command.TIMER_PAUSE:
+            if not self.timer.pause():
+                self.say(self.t("timer.not_running"), remember=False)
+        elif not self.timer.resume():
+            self.say(self.t("timer.not_running"), remember=False)
 
     def _on_timer(self, event: str, seconds: int) -> None:
         with self._lock:
@@ -358,7 +403,7 @@ class Host:
             self.timer.flip(self.settings.timer_seconds)
         self._turn = turn
 
-    # ---- after every action -----------------------------------------------------------------
+    # ---- after every action -------------------------------------------------------------------
 
     def record(self, events: Sequence[Event]) -> None:
         """Persist events (the log, the save, the display) without saying anything."""
@@ -368,6 +413,8 @@ class Host:
         """Persist the events, say what they mean, and do what the host does on its own."""
         game = self.game
         events = list(events)
+        if any(event.type is EventType.CLUE for event in events):
+            self._heard_since_clue = 0
         if game.state.phase is Phase.SIMULATED_TURN and self.settings.simulated == "random":
             events += game.cover(commands.chooser(game, self.settings.seed).choice(game.cover_choices()))
         self._on_events(game, events)

@@ -11,7 +11,8 @@ def write_atomically(path: Path, text: str) -> None:
     """Write a temporary file beside `path`, fsync it, rename it over `path`, fsync the folder.
 
     An OSError (a full disk, a folder that cannot be written) leaves `path` as it was and no
-    temporary file behind."""
+    temporary file behind. A symbolic link is written through: its target is replaced, the link stays."""
+    path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:

@@ -11,12 +11,18 @@ from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
+from voicehost.understanding.text import MAX_TEXT_CHARS
+
 MAX_EVENTS: Final = 20_000
 """Far more than a game has (about 60 events); a bigger log is not a game voicehost wrote."""
 MAX_WORD: Final = 80
 MAX_CARDS: Final = 100
+MAX_CLUE_WORD: Final = MAX_TEXT_CHARS
+"""A clue word is what a player said or typed: as long as the longest utterance the host reads, so that
+every clue the host logs (taken or refused) is one its save can be resumed with."""
 
 Word = Annotated[str, StringConstraints(min_length=1, max_length=MAX_WORD)]
+ClueWord = Annotated[str, StringConstraints(min_length=1, max_length=MAX_CLUE_WORD)]
 Text = Annotated[str, StringConstraints(max_length=200)]
 Team = Literal["red", "blue"]
 SideName = Literal["a", "b"]
@@ -33,7 +39,7 @@ class Document(BaseModel):
 
 
 class BoardDocument(Document):
-    """A board file (CONTRACT.md), as far as types and sizes go; the engine checks the rules."""
+    """A board file (README: the board file), as far as types and sizes go; the engine checks the rules."""
 
     edition: Literal["classic", "pictures", "duet"] = "classic"
     lang: Annotated[str, StringConstraints(max_length=10)] = "pt-BR"
@@ -103,14 +109,14 @@ class GameStarted(EventBase):
 class ClueEvent(EventBase):
     type: Literal["clue"]
     by: Player
-    word: Word
+    word: ClueWord
     number: Annotated[int, Field(ge=0, le=25)] | Literal["unlimited"]
 
 
 class ClueRejected(EventBase):
     type: Literal["clue_rejected"]
     by: Player
-    word: Annotated[str, StringConstraints(max_length=MAX_WORD)]
+    word: Annotated[str, StringConstraints(max_length=MAX_CLUE_WORD)]
     reason: Text
 
 

@@ -6,8 +6,8 @@ again whole from the game's events. Nothing is held open (or buffered) between b
 has nothing left to write and cannot fail for a full disk.
 
 A log belongs to one game at a time: a new game may follow a finished one in the same file (its
-`seq` starts again at 1, as CONTRACT.md allows), never an unfinished one; a resumed game continues
-only the log whose last game is this one.
+`seq` starts again at 1, as the events contract allows), never an unfinished one; a resumed game
+continues only the log whose last game is this one.
 """
 
 from __future__ import annotations
@@ -56,25 +56,52 @@ def read_tail(path: Path) -> LogTail:
             started, last, over = item, 0, False
         last = max(last, seq)
         over = over or kind == "game_over"
-    if good and started is None:
-        raise StorageError(f"{path} is not an events log of voicehost (no game starts in it)")
+    torn = data[good:]
+    if (good and started is None) or (torn and not _torn_line(torn)):
+        # notes without a final newline, or any other file: cutting it back to its whole lines would erase it
+        raise StorageError(
+            f"{path} is not an events log of voicehost (no game starts in it): it was left untouched; "
+            "give another --events file"
+        )
     return LogTail(started, last, over, good)
+
+
+def _torn_line(fragment: bytes) -> bool:
+    """Whether the bytes after the last newline are the start of a line this log writes (a crash tore it),
+    rather than text of another file, which must never be cut off."""
+    opening = b'{"seq": '
+    if not (fragment.startswith(opening) or opening.startswith(fragment)):
+        return False
+    text = fragment.decode("utf-8", "replace")
+    try:
+        _, end = json.JSONDecoder().raw_decode(text)
+    except ValueError:
+        return True  # a line cut short
+    return end == len(text)  # a whole line short of its newline, not a line with other text after it
 
 
 class EventLog:
     """The --events file of one game; see the module docstring."""
 
-    def __init__(self, path: Path, first_events: Sequence[Event], *, resumed: bool) -> None:
-        """Open the log for the game whose log begins with `first_events` (its game_started first).
+    def __init__(self, path: Path, events: Sequence[Event], *, resumed: bool) -> None:
+        """Open the log for the game whose events so far are `events` (its game_started first).
 
-        A new game after an unfinished one, or a resumed game whose log holds another game, is
-        refused (StorageError) and the file is left as it was."""
+        A new game after an unfinished one, a resumed game whose log holds another game, or one whose
+        log is ahead of its save (its next events would be skipped as already written) is refused
+        (StorageError) and the file is left as it was."""
         self.path = path
         tail = read_tail(path)
-        started = first_events[0].to_dict() if first_events else None
+        started = events[0].to_dict() if events else None
         same_game = tail.started is not None and started is not None and _same_start(tail.started, started)
         if resumed and tail.started is not None and not same_game:
             raise StorageError(f"the events log {path} holds another game than this save: give its own --events file")
+        saved = max((event.seq for event in events), default=0)
+        if resumed and same_game and tail.last_seq > saved:
+            raise StorageError(
+                f"the events log {path} is ahead of this save (it holds events up to {tail.last_seq}, the save up "
+                f"to {saved}): the save is older than the log, so resuming would leave the new events out of it. "
+                "Resume the newer save, or give another --events file; both files were left untouched"
+            )
         if not resumed and not tail.over:
             raise StorageError(
                 f"the events log {path} holds a game that is not finished: resume it (--resume with its save), "

@@ -8,9 +8,11 @@ name, since when), so a second host is refused with a message that names the fir
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import socket
+import stat
 import time
 from pathlib import Path
 from types import TracebackType
@@ -19,7 +21,10 @@ from voicehost.storage.errors import InUse, StorageError, os_reason
 
 
 def lock_path(path: Path) -> Path:
-    return path.with_name(path.name + ".lock")
+    """Beside the file itself: a save reached through a symbolic link is locked where its data is, so two
+    hosts cannot play it through two names."""
+    real = Path(os.path.realpath(path))
+    return real.with_name(real.name + ".lock")
 
 
 class GameLock:
@@ -33,9 +38,21 @@ class GameLock:
     def acquire(self) -> GameLock:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            # never through a link, never a device or a pipe: the lock file is emptied and written below
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
         except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise StorageError(
+                    f"the {self.what} cannot be locked: {self.path} is a symbolic link, not a lock file of "
+                    "voicehost; nothing was changed. Remove the link, or choose another file"
+                ) from None
             raise StorageError(f"the {self.what} cannot be locked at {self.path}: {os_reason(exc)}") from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise StorageError(
+                f"the {self.what} cannot be locked: {self.path} is not a regular file (a device or a pipe); "
+                "nothing was changed. Remove it, or choose another file"
+            )
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

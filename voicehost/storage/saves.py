@@ -36,14 +36,18 @@ class SavedGame:
 
 def save_game(path: Path, game: AnyGame, settings: Mapping[str, Any] | None = None) -> None:
     """Write the save (OSError when the disk refuses: the old save stays as it was)."""
-    document = {
+    write_atomically(path, json.dumps(save_document(game, settings), ensure_ascii=False, indent=1))
+
+
+def save_document(game: AnyGame, settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """What a save holds: the board, the host's settings and every event."""
+    return {
         "format": SAVE_FORMAT,
         "version": SAVE_VERSION,
         "board": game.board.to_dict(),
         "settings": dict(settings or {}),
         "events": [event.to_dict() for event in game.events],
     }
-    write_atomically(path, json.dumps(document, ensure_ascii=False, indent=1))
 
 
 def load_game(path: Path) -> SavedGame:
@@ -52,19 +56,24 @@ def load_game(path: Path) -> SavedGame:
         data = load_json(path, MAX_SAVE_BYTES, "saved game")
     except StorageError as exc:
         raise SaveError(str(exc)) from None
+    return game_from_document(data, str(path))
+
+
+def game_from_document(data: Any, where: str) -> SavedGame:
+    """A save's document checked (its shape, then by replaying it) and its game; SaveError naming `where`."""
     if not isinstance(data, dict) or data.get("format") != SAVE_FORMAT:
-        raise SaveError(f"{path} is not a voicehost saved game")
+        raise SaveError(f"{where} is not a voicehost saved game")
     if data.get("version") != SAVE_VERSION:
-        raise SaveError(f"{path} was saved by another version of voicehost ({data.get('version')!r:.20})")
+        raise SaveError(f"{where} was saved by another version of voicehost ({data.get('version')!r:.20})")
     try:
         check(SaveDocument, data)
     except DocumentError as exc:
-        raise SaveError(f"{path} is damaged: {exc}") from None
+        raise SaveError(f"{where} is damaged: {exc}") from None
     try:
         board = Board.from_dict(data["board"])
         game = replay(board, [Event.from_dict(item) for item in data["events"]])
     except GameError as exc:
-        raise SaveError(f"{path}: {exc}") from None
+        raise SaveError(f"{where}: {exc}") from None
     return SavedGame(game, dict(data.get("settings") or {}))
 
 

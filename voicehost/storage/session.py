@@ -8,6 +8,7 @@ disk, so quitting can say the truth (and the command exit 1 when it did not).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -94,7 +95,8 @@ class Session:
         named = Path(exc.filename) if isinstance(exc.filename, str) else None
         if what == "log" and self.log is not None:
             return self.log.path
-        if named is None or named.name.startswith(f".{self.save_path.name}."):
+        temporary = (f".{self.save_path.name}.", f".{Path(os.path.realpath(self.save_path)).name}.")
+        if named is None or named.name.startswith(temporary):
             return self.save_path
         return named
 

@@ -5,10 +5,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Final
 
-from voicehost.understanding.text import Token, keys_of, strip_start, text_of
-from voicehost.understanding.vocabulary import Vocabulary
+from engine.lang import Lang
+from voicehost.understanding.commands import trim
+from voicehost.understanding.results import Action, Command, HeardCorrection
+from voicehost.understanding.text import MAX_TEXT_CHARS, Phrases, Token, keys_of, strip_start, text_of, tokenize
+from voicehost.understanding.vocabulary import Vocabulary, vocabulary
 
 DIGITS: Final = re.compile(r"[0-9]+")
 MAX_DIGITS: Final = 12
@@ -149,3 +153,38 @@ def parse_clue(tokens: Sequence[Token], vocab: Vocabulary) -> CluePieces:
         return CluePieces(word, spelled, True, number)
     word, spelled = _clue_word(tokens, vocab)
     return CluePieces(word, spelled, False, None)
+
+
+def clue_word_in(text: str, lang: Lang) -> tuple[str | None, bool]:
+    """(clue word, spelled?) of the words said before a clue's number ("my clue is fruit for" is fruit):
+    the number was heard apart, by the ears' scores of every way of saying one."""
+    vocab = vocabulary(lang)
+    tokens = trim(tokenize(text[:MAX_TEXT_CHARS], vocab.join_apostrophes), vocab)
+    connector = vocab.connectors.suffix(keys_of(tokens), len(tokens))
+    if 0 < connector < len(tokens):  # "fruit for"
+        tokens = tokens[:-connector]
+    return _clue_word(tokens, vocab)
+
+
+@cache
+def _correction_leads(lang: Lang) -> Phrases:
+    """What a spymaster says before correcting the clue just given: "no", "I mean" (the vocabulary's no-words
+    and corrections)."""
+    vocab = vocabulary(lang)
+    no_words = [keys for keys, command in vocab.commands.items() if command is Command.NO]
+    return Phrases([*no_words, *vocab.corrections.phrases()])
+
+
+def correction_in(text: str, lang: Lang) -> HeardCorrection | None:
+    """A spymaster correcting the clue just given ("no, fruit", "não, a pista é fruta, dois", "I mean
+    frutta"): a no-word or a correction first, then one word and perhaps its number; None otherwise."""
+    vocab = vocabulary(lang)
+    tokens = tokenize(text[:MAX_TEXT_CHARS], vocab.join_apostrophes)
+    lead = _correction_leads(lang).prefix(keys_of(tokens), 0)
+    if not lead or lead >= len(tokens):
+        return None
+    pieces = parse_clue(trim(tokens[lead:], vocab), vocab)
+    if pieces.word is None or len(pieces.word.split()) != 1:
+        return None
+    number = pieces.number if pieces.has_number else None
+    return HeardCorrection(text, Action.ACCEPT, 1.0, pieces.word, pieces.spelled, number, pieces.has_number)

@@ -165,15 +165,6 @@ def _words(lang: Lang) -> _Words:
     )
 
 
-def position_words(lang: Lang) -> tuple[str, ...]:
-    """Every word a place is said with in `lang`, folded (a recognizer's grammar needs them)."""
-    words = _words(lang)
-    sets = (words.rows, words.columns, words.fillers, words.after_ordinal, words.ordinal_phrases)
-    found = {w for phrases in sets for phrase in phrases.phrases() for w in phrase}
-    found |= {w for phrase in words.places for w in phrase}
-    return tuple(sorted(found))
-
-
 @cache
 def position_phrases(lang: Lang, columns: int, rows: int) -> tuple[tuple[str, int, int], ...]:
     """The plainest ways to say each place of a grid, as written (accents kept), with its row and column:

@@ -12,12 +12,13 @@ from typing import Final
 
 from engine.lang import Lang
 from voicehost.understanding.cards import candidates_of, guess_action, rank
-from voicehost.understanding.clues import parse_clue
-from voicehost.understanding.commands import command_in, trim
+from voicehost.understanding.clues import CluePieces, parse_clue
+from voicehost.understanding.commands import command_in, sounds_like_command, trim
 from voicehost.understanding.positions import Grid, place_in
 from voicehost.understanding.positions import label as label_of
 from voicehost.understanding.results import (
     ANSWERS,
+    ASKS_FIRST,
     READ_ONLY,
     Action,
     Candidate,
@@ -25,6 +26,8 @@ from voicehost.understanding.results import (
     HeardClue,
     HeardCommand,
     HeardGuess,
+    HeardNumber,
+    HeardWord,
     NotUnderstood,
     OffGrid,
     Phase,
@@ -32,7 +35,7 @@ from voicehost.understanding.results import (
     Understanding,
 )
 from voicehost.understanding.text import MAX_TEXT_CHARS, Token, keys_of, tokenize
-from voicehost.understanding.vocabulary import vocabulary
+from voicehost.understanding.vocabulary import Vocabulary, vocabulary
 
 LOW_ASR_CONFIDENCE: Final = 0.6
 """Recognizer confidence below this makes the host ask back before acting."""
@@ -58,7 +61,7 @@ def _command_result(text: str, command: Command, asr: float | None) -> Understan
     confidence = 1.0 if asr is None else asr
     if _unsure(asr) and command in ANSWERS:
         return _unknown(text)  # asking "did you say yes?" would loop: ask the question again
-    action = Action.CONFIRM if _unsure(asr) and command not in READ_ONLY else Action.ACCEPT
+    action = Action.CONFIRM if _unsure(asr) and command not in READ_ONLY | ASKS_FIRST else Action.ACCEPT
     return HeardCommand(text, action, confidence, command)
 
 
@@ -125,18 +128,38 @@ def understand(
         action = Action.CONFIRM if _unsure(asr) else Action.ACCEPT
         heard = SpokenClue(clue.word, clue.number, clue.spelled)
         confidence = 1.0 if asr is None else asr
-        return HeardClue(text, action, confidence, heard)
+        return HeardClue(text, action, confidence, heard, by_ear=asr is not None)
+    if clue.word is None and clue.has_number and phase is Phase.CLUE:
+        confidence = 1.0 if asr is None else asr
+        return HeardNumber(text, Action.CONFIRM if _unsure(asr) else Action.ACCEPT, confidence, clue.number)
 
     ranked = rank(core, cards, vocab)
     action = guess_action(ranked, core, vocab)
-    if action is Action.REPROMPT or (phase is Phase.CLUE and action is not Action.ACCEPT):
+    if phase is Phase.CLUE and action is not Action.ACCEPT:
         # In the clue phase a vague word is a clue without its number, not a guess.
+        return _word_alone(text, core, clue, vocab, asr)
+    if action is Action.REPROMPT:
         return _unknown(text)
     if action is Action.ACCEPT and _unsure(asr):
         action = Action.CONFIRM
     best = ranked[0]
     confidence = min(1.0, best.score / 100.0) * (1.0 if asr is None else asr)
     return HeardGuess(text, action, confidence, best.card, candidates_of(ranked))
+
+
+def _word_alone(
+    text: str, core: Sequence[Token], clue: CluePieces, vocab: Vocabulary, asr: float | None
+) -> Understanding:
+    """One word said while a clue is awaited, and no number: a clue's word waiting for its number (not a
+    hesitation or a filler: "uh", "okay")."""
+    keys = keys_of(core)
+    noise = any(phrases.prefix(keys, 0) == len(keys) for phrases in (vocab.hesitations, vocab.fillers))
+    if noise or clue.word is None or clue.has_number or len(clue.word.split()) != 1:
+        return _unknown(text)
+    if asr is not None and sounds_like_command(core, vocab):
+        return _unknown(text)  # "nau" heard for "não": an answer misheard, not a clue's word
+    confidence = 1.0 if asr is None else asr
+    return HeardWord(text, Action.CONFIRM if _unsure(asr) else Action.ACCEPT, confidence, clue.word, clue.spelled)
 
 
 def _placed(

@@ -47,6 +47,7 @@ class Command(Enum):
     READ_MY_AGENTS = "read_my_agents"  # their agents still hidden, alphabetically
     READ_MY_AGENTS_GRID = "read_my_agents_grid"  # the same, row by row
     CHECK_CLUE = "check_clue"  # "is OCEAN allowed?" (`HeardClueCheck`); said without a word: how to ask
+    WHOSE_TURN = "whose_turn"  # "whose turn is it?": what the host waits for, said again
 
 
 class Intent(Enum):
@@ -97,6 +98,7 @@ class Understanding:
 class HeardClue(Understanding):
     clue: SpokenClue
     intent: ClassVar[Intent] = Intent.CLUE
+    by_ear: bool = False  # heard by a recognizer, not typed: a rule it seems to break is asked back first
 
 
 @dataclass(frozen=True)
@@ -120,6 +122,45 @@ class HeardClueCheck(HeardCommand):
     """ "Is OCEAN allowed?": a clue word to rule on in private, never a clue (its command is CHECK_CLUE)."""
 
     word: str = ""
+
+
+@dataclass(frozen=True)
+class HeardNumber(Understanding):
+    """A number said alone ("três", "3") while a clue is awaited: no clue by itself, the answer to "how
+    many?" after a clue's word heard without one."""
+
+    number: int | None  # None: unlimited
+    intent: ClassVar[Intent] = Intent.CLUE
+
+
+@dataclass(frozen=True)
+class HeardWord(Understanding):
+    """One word said alone while a clue is awaited ("fruta"): a clue's word, its number still to come."""
+
+    word: str
+    spelled: bool
+    intent: ClassVar[Intent] = Intent.CLUE
+
+
+@dataclass(frozen=True)
+class HeardSide(Understanding):
+    """Duet: a player saying who they are, and nothing else ("A", "player B"): the next clue or
+    sudden-death guess is theirs."""
+
+    side: str  # "a" or "b"
+    intent: ClassVar[Intent] = Intent.COMMAND
+
+
+@dataclass(frozen=True)
+class HeardCorrection(Understanding):
+    """The spymaster correcting the clue just given, before any guess ("no, the clue is fruit", "no,
+    fruit, 2"): the word, and the number when said again (else the clue keeps its number)."""
+
+    word: str
+    spelled: bool
+    number: int | None
+    has_number: bool
+    intent: ClassVar[Intent] = Intent.CLUE
 
 
 @dataclass(frozen=True)
@@ -149,9 +190,12 @@ READ_ONLY: Final = frozenset(
         Command.CLUES_SO_FAR,
         Command.HELP,
         Command.STOP_TALKING,
+        Command.WHOSE_TURN,
     }
 )
 ANSWERS: Final = frozenset({Command.YES, Command.NO})
+ASKS_FIRST: Final = frozenset({Command.UNDO, Command.QUIT, Command.NEW_GAME})
+"""Commands the host confirms anyway before acting ("Undo CEREJA? Yes or no."): never asked back first."""
 KEY_REQUESTS: Final = frozenset(
     {Command.READ_KEY, Command.READ_KEY_GRID, Command.READ_MY_AGENTS, Command.READ_MY_AGENTS_GRID, Command.CHECK_CLUE}
 )

@@ -45,7 +45,7 @@ def form_of(text: str, lang: Lang, host_names: Sequence[str] = ()) -> Form:
     tokens = tuple(tokenize(text, vocab.join_apostrophes))
     keys = keys_of(tokens)
     addressed = False
-    for start in strip_start(tokens, vocab.fillers, keep_one=True):  # "hey, okay host, ..." ("host" is a filler too)
+    for start in strip_start(tokens, vocab.before_name, keep_one=True):  # "hey, okay host", "o apresentador"
         name = max(vocab.host_names.prefix(keys, start), names.prefix(keys, start))
         if name and start + name < len(keys):
             addressed, tokens = True, tokens[start + name :]
@@ -95,6 +95,15 @@ def spoken_host_name(lang: Lang) -> str:
 def _starter_words(lang: Lang) -> frozenset[str]:
     """Every word of the lead-ins, articles, fillers and yes- and no-words: they name nothing."""
     return frozenset(word for phrase in vocabulary(lang).clue_starters.phrases() for word in phrase)
+
+
+def content_words(text: str, lang: Lang) -> tuple[str, ...]:
+    """The words of an utterance that could name something: hesitations, politeness, lead-ins, articles,
+    yes- and no-words set aside ("hmm", "okay", "yes, the" name nothing)."""
+    vocab = vocabulary(lang)
+    keys = keys_of(trim(tokenize(text, vocab.join_apostrophes), vocab))
+    dropped = vocab.hesitations.phrases() | vocab.fillers.phrases()
+    return tuple(key for key in keys if (key,) not in dropped and key not in _starter_words(lang))
 
 
 def _number_tail(keys: tuple[str, ...], lang: Lang) -> int:

@@ -38,6 +38,7 @@ class Vocabulary:
     hesitations: Phrases
     fillers: Phrases
     starters: Phrases  # stripped before a guess: fillers, lead-ins, articles, yes-words
+    before_name: Phrases  # said before the host's name: fillers and articles ("okay, o apresentador, ...")
     clue_starters: Phrases  # the same plus no-words ("não, tomate três")
     corrections: Phrases  # no-words and "I mean": what follows them replaces what came before
     wordy_starters: Phrases  # starters with a real word in them, safe before spelling
@@ -217,6 +218,7 @@ def _build(lang: Lang, table: Mapping[str, Any]) -> Vocabulary:
         trailers=Phrases(phrases("clue_trailers")),
         hesitations=Phrases(phrases("hesitations")),
         fillers=Phrases(fillers),
+        before_name=Phrases([*fillers, *phrases("articles")]),
         starters=Phrases(starters),
         clue_starters=Phrases([*starters, *no]),
         corrections=Phrases([*no, *phrases("corrections")]),

@@ -34,6 +34,7 @@
       '<span class="name" aria-hidden="true"></span>' +
       '<span class="marks" aria-hidden="true"></span>' +
       '<span class="place" aria-hidden="true"></span>' +
+      '<span class="reveal" aria-hidden="true"></span>' +
       '<span class="visually-hidden label"></span>';
     return li;
   }
@@ -52,6 +53,25 @@
     setText(li.querySelector(".marks"), card.marks.map((side) => side.toUpperCase()).join(" "));
     setText(li.querySelector(".label"), text.label);
     setText(li.querySelector(".place"), text.place || "");
+    drawReveal(li, text.reveal || []);
+  }
+
+  // the game is over: the key card turned over, one chip per side it shows (colour, side, letter, shape)
+  function drawReveal(li, reveal) {
+    const shown = JSON.stringify(reveal);
+    const holder = li.querySelector(".reveal");
+    if (holder.dataset.shown === shown) return;
+    holder.dataset.shown = shown;
+    holder.replaceChildren(
+      ...reveal.map((item) => {
+        const chip = document.createElement("span");
+        chip.className = "chip";
+        chip.dataset.identity = item.identity;
+        chip.textContent = item.side ? `${item.side} ${item.letter}` : item.letter;
+        return chip;
+      }),
+    );
+    li.dataset.reveal = reveal.length === 1 && !reveal[0].side ? reveal[0].identity : "";
   }
 
   function drawBoard(snap) {
@@ -119,15 +139,18 @@
 
   function drawTimer() {
     const element = byId("timer");
-    if (!timerState) {
+    if (!timerState || body.dataset.over === "true") {
       showIf(element, false);
       return;
     }
     let seconds = timerState.seconds;
     if (timerState.running) seconds = Math.max(0, Math.ceil((timerState.deadline - performance.now()) / 1000));
     const shown = `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
-    setText(byId("timer-value"), timerState.running ? shown : `${shown} (${labels.timer_paused})`);
+    // the sand ran out (the server stops the timer at 0; a paused timer always has a second left)
+    const up = seconds === 0;
+    setText(byId("timer-value"), up ? labels.timer_up : timerState.running ? shown : `${shown} (${labels.timer_paused})`);
     element.dataset.low = timerState.running && seconds <= 10 ? "true" : "false";
+    element.dataset.up = up ? "true" : "false";
     showIf(element, true);
   }
 

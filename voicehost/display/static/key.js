@@ -119,6 +119,7 @@
         cache: "no-store",
       });
       if (response.ok) return await response.json();
+      if (response.status === 400) return await response.json(); // unreadable: it says why, in the game's language
     } catch (error) {
       // the host is out of reach: said below
     }

@@ -10,8 +10,8 @@ default. The free greedy transcript is decoded too. What this engine returns is 
 verdict: the transcript and the closed set's scores (`Heard.closed`), which the decision step
 (`voicehost.decision`) turns into acting, asking back or asking again. A card named by its place
 ("row two column three", "C2") is scored the same way, over the grid's places, when the words sound
-like one (`places_to_score`). A clue's word is taken as transcribed and its number chosen among every
-way of saying one; while the host talks, only its stop phrases are scored.
+like one (`places_to_score`). For a clue, every way of saying a number is scored after the clue's word
+(`Heard.numbers`); while the host talks, the stop phrases (`Heard.stops`). Nothing here decides.
 """
 
 from __future__ import annotations
@@ -27,24 +27,12 @@ from typing import Any, Final
 import numpy as np
 
 from engine.lang import Lang
-from voicehost.ears.audio import SAMPLE_RATE, Audio
-from voicehost.ears.context import Context
-from voicehost.ears.heard import ClosedSet, Heard
+from voicehost.audio.samples import SAMPLE_RATE, Audio
+from voicehost.ears.heard import ClosedSet, ClueNumbers, Heard
 from voicehost.ears.recognizers.whisper_tree import DecoderFormatError, Memory, TreeScorer
 from voicehost.speech_models import ModelError, reinstall_advice
-from voicehost.understanding import (
-    Action,
-    Command,
-    HeardClue,
-    HeardCommand,
-    Intent,
-    command_phrases,
-    normalize,
-    spoken_numbers,
-    understand,
-    vocabulary,
-)
-from voicehost.understanding import Phase as Listening
+from voicehost.understanding import Command, command_phrases, normalize, spoken_numbers, vocabulary
+from voicehost.understanding.moment import Awaited, Moment
 from voicehost.understanding.positions import places_to_score
 
 FRAME_STEP: Final = 100
@@ -63,18 +51,6 @@ MAX_LEADS: Final = 3
 NAME_REPLACES: Final = 2
 """The host's name may have been transcribed as up to this many words ("Considero um ...")."""
 MAX_PRIORS: Final = 4096
-AGREEMENT_CONFIDENCE: Final = 0.95
-"""A stop or a clue number the transcript and the scores agree on."""
-STOP_GAP: Final = 2.0
-"""While the host talks, a stop phrase is taken when it explains the audio within this many nats of
-the free transcript: its own echo is heard there all the time."""
-NUMBER_FLOOR: Final = 0.5
-"""When the transcript has no number of its own, one of the scored numbers must have this share of
-the belief for the utterance to be taken for a clue at all ("ripeti" is not a clue for 7)."""
-NONE_GAP: Final = 4.0
-"""A clue's number must explain the rest of the audio within this many nats of the free transcript."""
-NUMBER_UNLIMITED: Final = {"pt": "ilimitado", "it": "senza limiti", "en": "unlimited", "ko": "unlimited"}
-"""How a clue heard as unlimited is written for the understanding module."""
 WHISPER_LANGS: Final = {"pt": "pt", "it": "it", "en": "en", "ko": "ko"}
 NUMERICS: Final = {"CT2_USE_MKL": "0"}
 """CTranslate2 uses Intel MKL on Intel processors unless told otherwise, and MKL's results can change
@@ -120,60 +96,50 @@ class WhisperRecognizer:
     def _warm_up(self) -> None:
         """CTranslate2's first call with a new shape is slow (0.4-1.8 s): pay it at load, not at the first word."""
         for seconds in (1.0, 2.5):
-            self.recognize(np.zeros(round(seconds * SAMPLE_RATE), dtype=np.float32), Context(Lang.EN, guessing=False))
+            self.recognize(np.zeros(round(seconds * SAMPLE_RATE), dtype=np.float32), Moment(Lang.EN, Awaited.CLUE))
 
     # ---- the interface ---------------------------------------------------------------------
 
-    def recognize(self, audio: Audio, context: Context) -> Heard:
+    def recognize(self, audio: Audio, moment: Moment) -> Heard:
         started = time.perf_counter()
         encoded, frames = self._encode(audio)
         encoded_at = time.perf_counter()
-        sot = self._sot_sequence(context.lang)
+        sot = self._sot_sequence(moment.lang)
         max_tokens = min(MAX_TOKENS, BASE_TOKENS + int(TOKENS_PER_SECOND * len(audio) / SAMPLE_RATE))
         transcript = self._transcribe(encoded, sot, max_tokens)
         transcribed_at = time.perf_counter()
         text = collapse_repeats(transcript.text)
         heard = Heard(text, transcript.confidence if text else 0.0)
         memory = self._tree.memory(encoded)
-        if context.over_host:
-            found = self._stop(memory, sot, transcript, text, context.lang)
-        elif not context.guessing:
-            found = self._clue(memory, sot, transcript, text, context.lang)
-        elif context.cards or context.answering:
-            found = self._closed_set(memory, frames, sot, transcript, heard, context)
-        else:
-            found = None
-        if context.names and text and not context.over_host:
-            gain, replaced = self._name_gain(memory, sot, text, context.names)
-            found = replace(found or heard, name_gain=gain, name_words=replaced)
+        if moment.over_host:
+            heard = self._stops(memory, sot, transcript, heard, moment.lang)
+        elif moment.hears_cards and (moment.cards or moment.answering):
+            heard = self._closed_set(memory, frames, sot, transcript, heard, moment)
+        elif moment.awaited is Awaited.CLUE and not moment.asked:
+            heard = self._clue_numbers(memory, sot, transcript, heard, moment.lang)
+        if moment.names and text and not moment.over_host:
+            gain, replaced = self._name_gain(memory, sot, text, moment.names)
+            heard = replace(heard, name_gain=gain, name_words=replaced)
         done = time.perf_counter()
         timings = (
             ("encode", (encoded_at - started) * 1000),
             ("transcript", (transcribed_at - encoded_at) * 1000),
             ("scores", (done - transcribed_at) * 1000),
         )
-        return replace(found or heard, decode_ms=(done - started) * 1000, timings=timings)
+        return replace(heard, decode_ms=(done - started) * 1000, timings=timings)
 
     def _closed_set(
-        self, memory: Memory, frames: int, sot: list[int], transcript: Transcript, heard: Heard, context: Context
-    ) -> Heard | None:
-        """While guessing (or answering a question): every visible card, and "yes", "no" or "pass",
-        scored as transcripts of the utterance. A command or a clue the transcript says plainly is
-        left to the transcript (None)."""
-        said = understand(heard.text, phase=Listening.GUESS, cards=context.cards, lang=context.lang)
-        answer = isinstance(said, HeardCommand) and said.command in (Command.YES, Command.NO)
-        said_other = said.intent in (Intent.COMMAND, Intent.CLUE) and said.action is not Action.REPROMPT
-        # A card named by its place ("row two column three", "C2"): the places are scored too, alone, when
-        # the words sound like one (`places_to_score`: not worth paying for every card said by name).
-        places = () if context.answering else places_to_score(heard.text, context.lang)
-        names_too = not said_other or (answer and context.answering)
-        if not (names_too or places):
-            return None
-        extras = extra_phrases(context.lang, context.answering)
-        phrases = tuple(dict.fromkeys((*context.cards, *extras))) if names_too else ()
+        self, memory: Memory, frames: int, sot: list[int], transcript: Transcript, heard: Heard, moment: Moment
+    ) -> Heard:
+        """While a card makes sense (or a yes-or-no question about one waits): every card that may be meant,
+        and "yes", "no" or "pass", scored as transcripts of the utterance; the grid's places too, alone, when
+        the words sound like one (`places_to_score`: not worth paying for every card said by name)."""
+        places = () if moment.answering else places_to_score(heard.text, moment.lang)
+        extras = extra_phrases(moment.lang, moment.answering)
+        phrases = tuple(dict.fromkeys((*moment.cards, *extras)))
         starts = _lead_starts(self._tokenizer, transcript.tokens)
         leads: list[list[int]] = [[], *(transcript.tokens[:start] for start in starts)]
-        leads += [self._name_tokens(name) for name in context.names]  # "Host, cherry" with "Host" lost
+        leads += [self._name_tokens(name) for name in moment.names]  # "Host, cherry" with "Host" lost
         # Whisper writes a lone word capitalized ("Televisão"), and lowercase after a lead-in. A card after
         # a lead-in is scored with the lead-in (its joint probability), so that every reading competes fairly.
         pairs = [(sot, [*lead, *self._card_tokens(phrase, capital=not lead)]) for lead in leads for phrase in phrases]
@@ -182,8 +148,8 @@ class WhisperRecognizer:
         pairs.append((sot, [*transcript.tokens, self._eot]))
         scores = self._tree.score(memory, pairs)
         logprobs = [max(scores[i : card_pairs : len(phrases)]) for i in range(len(phrases))]
-        closed = self._ranked(context.lang, frames, sot, phrases, logprobs) if phrases else None
-        placed = self._ranked(context.lang, frames, sot, places, scores[card_pairs:-1]) if places else None
+        closed = self._ranked(moment.lang, frames, sot, phrases, logprobs)
+        placed = self._ranked(moment.lang, frames, sot, places, scores[card_pairs:-1]) if places else None
         return replace(heard, transcript_logprob=scores[-1], closed=closed, places=placed)
 
     def _ranked(
@@ -224,83 +190,60 @@ class WhisperRecognizer:
     def _name_tokens(self, name: str) -> list[int]:
         return list(_tokens(self._tokenizer, f"{name[:1].upper()}{name[1:]},"))
 
-    def _clue(self, memory: Memory, sot: list[int], transcript: Transcript, text: str, lang: Lang) -> Heard | None:
-        """A clue is any word and then a number from a small closed set: the word is taken as
-        transcribed, and the number is chosen by scoring every way of saying one after it (a free
-        transcript of "città, due" is often "città tu e"). The confidence is the lower of the word's
-        own probability and the winning number's share, so a doubtful word is still asked back.
-        None: no clue there, the free transcript stands."""
-        heard = understand(text, phase=Listening.CLUE, cards=(), lang=lang)
-        if heard.intent is Intent.COMMAND or not transcript.tokens:
-            return None
-        word_end = self._clue_word_end(transcript, heard, lang)
-        if word_end == 0:
-            return None
+    def _clue_numbers(self, memory: Memory, sot: list[int], transcript: Transcript, heard: Heard, lang: Lang) -> Heard:
+        """A clue is any word and then a number from a small closed set: every way of saying a number is
+        scored after the transcript's word (up to where its number begins, else its first word), with the
+        word's own score and the whole transcript's, for the decision to weigh (`voicehost.decision.clues`)."""
+        if not transcript.tokens:
+            return heard
+        word_end = self._clue_word_end(transcript.tokens, lang)
         word = self._tokenizer.decode(transcript.tokens[:word_end]).strip().strip(".,;:!?")
-        numbers = {normalize(phrase, lang) for phrase, _ in spoken_numbers(lang)}
-        alone = understand(word, phase=Listening.CLUE, cards=(), lang=lang)
-        if not word or alone.intent is Intent.COMMAND or normalize(word, lang) in numbers:
-            return None  # "un musicato" is not the clue "un"
+        if not word:
+            return heard
         prefix = sot + transcript.tokens[:word_end]
         tails = self._number_tails(lang)
         pairs = [(prefix, tokens) for _, tokens in tails]
         pairs += [(sot, transcript.tokens[:word_end]), (sot, [*transcript.tokens, self._eot])]
         scores = self._tree.score(memory, pairs)
-        word_logprob, whole = scores[-2], scores[-1]
         by_value: dict[int | None, float] = {}
         for (value, _), score in zip(tails, scores, strict=False):
             by_value[value] = _logaddexp(by_value.get(value, -math.inf), score)
-        top = max(by_value.values())
-        total = sum(math.exp(score - top) for score in by_value.values())
-        value, best = max(by_value.items(), key=lambda item: item[1])
-        share = math.exp(best - top) / total
-        rest = whole - word_logprob
-        transcribed = heard.clue if isinstance(heard, HeardClue) else None
-        if transcribed is None and (share < NUMBER_FLOOR or rest - best > NONE_GAP):
-            # no number stands out, or none explains the rest of the audio as well as the free
-            # transcript does ("di petti" is not the clue "di, 4"): not taken for a clue
-            return None
-        if transcribed is not None and transcribed.number == value:
-            share = max(share, AGREEMENT_CONFIDENCE)
+        ranked = sorted(by_value.items(), key=lambda item: -item[1])
+        numbers = ClueNumbers(
+            word,
+            scores[-2],
+            word_end,
+            tuple(value for value, _ in ranked),
+            tuple(score for _, score in ranked),
+            scores[-1],
+        )
+        return replace(heard, numbers=numbers, transcript_logprob=scores[-1])
 
-        def clue(number: int | None) -> str:
-            return f"{word} {NUMBER_UNLIMITED[lang.family] if number is None else number}"
-
-        ranked = sorted(by_value.items(), key=lambda item: -item[1])[:3]
-        alternatives = tuple((clue(v), math.exp(s - top) / total) for v, s in ranked)
-        word_probability = math.exp(word_logprob / max(1, word_end))
-        return Heard(clue(value), min(word_probability, share), alternatives=alternatives)
-
-    def _stop(self, memory: Memory, sot: list[int], transcript: Transcript, text: str, lang: Lang) -> Heard | None:
+    def _stops(self, memory: Memory, sot: list[int], transcript: Transcript, heard: Heard, lang: Lang) -> Heard:
         """While the host talks only "stop" matters, and a lone short word is what Whisper hears worst
-        ("para" comes out "pátor"): the stop phrases are scored as transcripts, and one that explains
-        the audio about as well as the free transcript is taken. The host's own words do not (None:
-        the free transcript stands)."""
-        said = understand(text, phase=Listening.CLUE, cards=(), lang=lang)
-        if isinstance(said, HeardCommand) and said.command is Command.STOP_TALKING:
-            return Heard(text, max(transcript.confidence, AGREEMENT_CONFIDENCE))
-        phrases = [phrase for phrase in command_phrases(lang, Command.STOP_TALKING) if len(phrase.split()) == 1]
+        ("para" comes out "pátor"): the one-word stop phrases are scored as transcripts, beside the free
+        transcript's own score (`voicehost.decision.stops` weighs them)."""
+        phrases = tuple(p for p in command_phrases(lang, Command.STOP_TALKING) if len(p.split()) == 1)
         if not phrases or not transcript.tokens:
-            return None
+            return heard
         pairs = [(sot, self._card_tokens(phrase)) for phrase in phrases] + [(sot, [*transcript.tokens, self._eot])]
         scores = self._tree.score(memory, pairs)
-        best = max(range(len(phrases)), key=scores.__getitem__)
-        if scores[-1] - scores[best] <= STOP_GAP:
-            return Heard(phrases[best], AGREEMENT_CONFIDENCE)
-        return None
+        order = sorted(range(len(phrases)), key=lambda i: -scores[i])
+        logprobs = tuple(scores[i] for i in order)
+        stops = ClosedSet(tuple(phrases[i] for i in order), logprobs, logprobs, (1.0,) * len(order))
+        return replace(heard, stops=stops, transcript_logprob=scores[-1])
 
-    def _clue_word_end(self, transcript: Transcript, heard: Any, lang: Lang) -> int:
-        """How many of the transcript's tokens make the clue word: up to the number when one was
-        understood, else the first word (a clue is one word; the rest is taken for a garbled number)."""
-        tokens = transcript.tokens
-        if isinstance(heard, HeardClue):
-            wanted = normalize(heard.clue.word, lang)
-            for end in range(1, len(tokens) + 1):
-                if normalize(self._tokenizer.decode(tokens[:end]), lang).endswith(wanted):
-                    return end
-            return 0
-        second = _word_starts(self._tokenizer, tokens)
-        return second[1] if len(second) > 1 else len(tokens)
+    def _clue_word_end(self, tokens: list[int], lang: Lang) -> int:
+        """How many of the transcript's tokens make the clue's word: up to the first word that starts a
+        number ("Música, três." and its repeats), else its first word (the rest taken for a garbled number)."""
+        numbers = {tuple(normalize(phrase, lang).split()) for phrase, _ in spoken_numbers(lang)}
+        longest = max((len(number) for number in numbers), default=1)
+        starts = _word_starts(self._tokenizer, tokens)
+        for start in starts[1:]:
+            keys = tuple(normalize(self._tokenizer.decode(tokens[start:]), lang).split())
+            if keys and (keys[0].isdigit() or any(keys[:size] in numbers for size in range(1, longest + 1))):
+                return start
+        return starts[1] if len(starts) > 1 else len(tokens)
 
     @lru_cache(maxsize=8)  # noqa: B019 - one list per language, for the recognizer's lifetime
     def _number_tails(self, lang: Lang) -> list[tuple[int | None, list[int]]]:
@@ -455,7 +398,6 @@ def _logaddexp(a: float, b: float) -> float:
     return top + math.log(math.exp(a - top) + math.exp(b - top))
 
 
-@lru_cache(maxsize=4096)
 def _return_freed_memory() -> None:
     """Loading quantizes the decoder a block at a time; what glibc kept of those blocks goes back (~120 MB)."""
     try:
@@ -466,9 +408,8 @@ def _return_freed_memory() -> None:
         pass
 
 
+@lru_cache(maxsize=4096)
 def _tokens(tokenizer: Any, text: str) -> tuple[int, ...]:
+    """A phrase's tokens after a space, as the tree decoder scores it: the same phrases come back every
+    utterance (the cards, their lead-ins, the numbers), so each is tokenized once."""
     return tuple(tokenizer.encode(" " + text, add_special_tokens=False).ids)
-
-
-def _ms(started: float) -> float:
-    return (time.perf_counter() - started) * 1000

@@ -10,8 +10,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from voicehost.ears.audio import Audio
-from voicehost.ears.wav import to_pcm16
+from voicehost.audio.samples import Audio, to_pcm16
 
 MIN_SPEECH_SPAN_S: Final = 0.3
 """Shorter words are judged with the audio around them: vosk's word times come in 30 ms steps and a

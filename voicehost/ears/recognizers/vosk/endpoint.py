@@ -20,12 +20,12 @@ from typing import Any, Final, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from voicehost.ears.audio import Audio
-from voicehost.ears.context import Context
-from voicehost.ears.heard import ContextSource, Heard
+from voicehost.audio.samples import Audio
+from voicehost.ears.heard import Heard, MomentSource
 from voicehost.ears.recognizers.vosk.decoder import Decoder, elapsed_ms
 from voicehost.ears.recognizers.vosk.grammar import Grammar
 from voicehost.ears.voice_check import NOT_SPEECH_CONFIDENCE
+from voicehost.understanding.moment import Moment
 
 LEVEL_FRAME_S: Final = 0.01
 """The endpointer follows the stream's loudness in 10 ms frames (dB of the mean power)."""
@@ -40,7 +40,7 @@ And on the quiet inside words: espeak-ng's stop closures last 30-50 ms in ko, pt
 120-300 ms of quiet put inside the ko nouns, the results are the same as with vosk's endpointer
 (23, 21 and 17 right of 32, against 23, 21 and 19; 3, 2 and 4 wrong cards at a confidence the host
 acts on, the same as vosk's): a half word is either held (EARLY_MIN_CONFIDENCE, `Grammar.ends_one_guess`)
-or its rest comes out doubtful (`Listening._end`)."""
+or its rest comes out doubtful (`Endpointer._end`)."""
 CONTINUATION_SILENCE_MS: Final = 500
 """How long a held cut waits for the player to go on, from the end of the speech: vosk's own rule
 after a complete phrase (rule2 of the models' conf/model.conf), so a pause that vosk kept inside one
@@ -80,14 +80,14 @@ MAX_REPLAY_S: Final = 10.0
 
 
 class Decoding(Protocol):
-    """What `Listening` needs of the recognizer whose utterances it ends (`VoskRecognizer`): its decoders,
+    """What `Endpointer` needs of the recognizer whose utterances it ends (`VoskRecognizer`): its decoders,
     and how it reads their results. A protocol, so that this module need not import the recognizer."""
 
     @property
     def sample_rate(self) -> int: ...
 
-    def decoder_for(self, context: Context) -> tuple[Decoder, Grammar | None]:
-        """A decoder at the start of an utterance in this context, and the grammar it holds: None when
+    def decoder_for(self, moment: Moment) -> tuple[Decoder, Grammar | None]:
+        """A decoder at the start of an utterance in this moment, and the grammar it holds: None when
         only vosk's endpointer may end its utterances (free words)."""
         ...
 
@@ -197,14 +197,14 @@ class _Cut:
     tail: list[Audio] = field(default_factory=list)  # heard since the cut, while it waits
 
 
-class Listening:
+class Endpointer:
     """One `VoskRecognizer.listen`: the utterance under way with its decoder and grammar, the stream's
     loudness, and a cut that waits to see whether the player goes on."""
 
-    def __init__(self, recognizer: Decoding, context: ContextSource) -> None:
+    def __init__(self, recognizer: Decoding, moment: MomentSource) -> None:
         self.recognizer = recognizer
-        self.context = context
-        self.current = context()
+        self.moment = moment
+        self.current = moment()
         self.decoder, self.grammar = recognizer.decoder_for(self.current)
         self.levels = _Levels(recognizer.sample_rate)
         self.utterance = _Utterance(0)
@@ -222,7 +222,7 @@ class Listening:
             rest = self._wait(start, piece) if self.held is not None else self._feed(start, piece)
             for item in rest:
                 if isinstance(item, Heard):
-                    yield item  # the consumer may change the context before the rest of the chunk
+                    yield item  # the consumer may change the moment before the rest of the chunk
                 else:
                     pieces.append(item)
 
@@ -238,7 +238,7 @@ class Listening:
 
     def _feed(self, start: int, piece: Audio) -> Iterator[Heard | tuple[int, Audio]]:
         """Feed the decoder, up to where quiet ends the utterance early if it does."""
-        wanted = self.context()
+        wanted = self.moment()
         if wanted != self.current and not _partial(self.decoder.kaldi):
             self.current, (self.decoder, self.grammar) = wanted, self.recognizer.decoder_for(wanted)
             self.spent_ms, self.utterance = 0.0, _Utterance(start)
@@ -255,7 +255,7 @@ class Listening:
         if ended:  # vosk's own endpointer
             heard = self.recognizer.heard(self.decoder.kaldi.Result(), self.decoder, started, self.spent_ms)
             self.spent_ms, self.utterance = 0.0, _Utterance(start + len(fed))
-            yield from self._end(heard)  # the next chunk starts a new utterance, and reads the context again
+            yield from self._end(heard)  # the next chunk starts a new utterance, and reads the moment again
             return
         if cut is None or grammar is None:
             self.spent_ms += elapsed_ms(started)

@@ -24,7 +24,7 @@ this adapter:
   it, and a word outside the grammar mostly came out as the card nearest in sound, at a confidence the
   host acts on (18 of 40 Korean words in `python -m bench --sections recognition --engines vosk`).
   So while guessing the grammar also holds a filler (garbage) model, as keyword spotting does: many
-  other real words of the language (`Context.fillers`, from the game's own decks), where such speech
+  other real words of the language (`Moment.fillers`, from the game's own decks), where such speech
   can go instead. A result with a filler in it is no card: it is decoded again in the grammar without
   fillers, and what that hears for sure is only asked back (`_heard_again`); the rest is nothing heard.
 - Its own endpointer waits for the trailing silence the model's conf/model.conf asks (0.5 s after a
@@ -54,15 +54,15 @@ from typing import Any, Final
 
 import numpy as np
 
-from voicehost.ears.audio import SAMPLE_RATE, Audio
-from voicehost.ears.context import Context
-from voicehost.ears.heard import ContextSource, Heard
+from voicehost.audio.samples import SAMPLE_RATE, Audio
+from voicehost.ears.heard import Heard, MomentSource
 from voicehost.ears.recognizers.vosk.decoder import Decoder, Tape, elapsed_ms
-from voicehost.ears.recognizers.vosk.endpoint import MAX_REPLAY_S, REPLAY_LEAD_S, Listening
+from voicehost.ears.recognizers.vosk.endpoint import MAX_REPLAY_S, REPLAY_LEAD_S, Endpointer
 from voicehost.ears.recognizers.vosk.grammar import Grammar
 from voicehost.ears.recognizers.vosk.vocabulary import spell, unheard_of
 from voicehost.ears.voice_check import NOT_SPEECH_CONFIDENCE, sounds_like_a_voice, speech_evidence
 from voicehost.speech_models import ModelError
+from voicehost.understanding.moment import Moment
 
 logger = logging.getLogger(__name__)
 
@@ -86,7 +86,7 @@ Measured on the early cuts of the ko nouns streamed clean and at 20 dB SNR (64):
 1.0, and one wrong card at 0.57; on halves of them (the words cut by 120-300 ms of quiet), the wrong
 cards came out at 0.36-0.91 (0.89 and 0.91 with 0.8 here, which the host would have revealed)."""
 MAX_FILLERS: Final = 400
-"""At most this many fillers go into one grammar (`Context.fillers`; an even spread of them when there
+"""At most this many fillers go into one grammar (`Moment.fillers`; an even spread of them when there
 are more): every one costs decode time, and the decks give 545-613 words and picture names per language.
 
 Measured on the Korean model, 8 cards and 0, 100, 200 or 354 fillers (bench/corpus.py's
@@ -148,8 +148,8 @@ class VoskRecognizer:
         self.supports_grammar = (self.model_dir / "graph" / "HCLr.fst").exists()
         self._known: dict[str, bool] = {}
         self.unknown_symbol: str | None = next((s for s in UNKNOWN_SYMBOLS if self.knows(s)), None)
-        self._grammars: dict[Context, Grammar] = {}
-        self._closed_json: str | None = None  # the grammar of the last guessing context
+        self._grammars: dict[tuple[tuple[str, ...], ...], Grammar] = {}
+        self._closed_json: str | None = None  # the grammar of the last guessing moment
         self._closed_grammar: Grammar | None = None  # the same, as a Grammar: its fillers are no card
         # The free recognizer first: with a broken graph it fails cleanly, where a grammar one would not.
         self._closed_holds = json.dumps([self.unknown_symbol or UNKNOWN_SYMBOLS[0]], ensure_ascii=False)
@@ -167,29 +167,29 @@ class VoskRecognizer:
 
     # ---- the interface ---------------------------------------------------------------------
 
-    def recognize(self, audio: Audio, context: Context) -> Heard:
+    def recognize(self, audio: Audio, moment: Moment) -> Heard:
         """One whole utterance: fed at once, then finalized (no endpointing needed)."""
         started = time.perf_counter()
-        decoder = self._recognizer_for(context)
+        decoder = self._recognizer_for(moment)
         decoder.accept(audio)
         result = decoder.kaldi.FinalResult()
         heard = self.heard(result, decoder, started)
         return heard or Heard("", 0.0, elapsed_ms(started))
 
-    def listen(self, chunks: Iterable[Audio], context: ContextSource) -> Iterator[Heard]:
+    def listen(self, chunks: Iterable[Audio], moment: MomentSource) -> Iterator[Heard]:
         """Yields a Heard each time an utterance that had words in it ends.
 
-        The context is read again before every chunk until the decoder has heard a word of the
+        The moment is read again before every chunk until the decoder has heard a word of the
         new utterance: the phase often changes while the microphone hears only silence (the host
         was speaking), and that silence already belongs to vosk's next utterance. Once a word is
-        heard, the utterance keeps its grammar to its end. Keep the context source cheap.
+        heard, the utterance keeps its grammar to its end. Keep the moment source cheap.
 
         While guessing, an utterance ends ENDPOINT_SILENCE_MS after its speech: at once when it holds
         a confident, complete phrase, otherwise once CONTINUATION_SILENCE_MS have passed without the
         player going on (see the module's docstring). Otherwise vosk's endpointer ends it. The results
         this endpointer ends carry start_s and end_s: where their speech lies in the stream, in seconds
         from its start (vosk's endpointer leaves them to the caller)."""
-        listening = Listening(self, context)
+        listening = Endpointer(self, moment)
         for chunk in chunks:
             if len(chunk):
                 yield from listening.hear(chunk)
@@ -197,10 +197,10 @@ class VoskRecognizer:
 
     # ---- what the endpointer drives (`endpoint.Decoding`) ---------------------------------
 
-    def decoder_for(self, context: Context) -> tuple[Decoder, Grammar | None]:
-        """The decoder for this context, reset to the start of an utterance (`_recognizer_for`), and the
+    def decoder_for(self, moment: Moment) -> tuple[Decoder, Grammar | None]:
+        """The decoder for this moment, reset to the start of an utterance (`_recognizer_for`), and the
         grammar it holds: None for free words, whose utterances only vosk's endpointer ends."""
-        decoder = self._recognizer_for(context)
+        decoder = self._recognizer_for(moment)
         return decoder, self._closed_grammar if decoder is self._closed else None
 
     def heard(self, result_json: str, decoder: Decoder, started: float, spent_ms: float = 0.0) -> Heard | None:
@@ -232,21 +232,22 @@ class VoskRecognizer:
             self._known[word] = int(self.model.vosk_model_find_word(word)) > 0  # 0 is <eps>, -1 unknown
         return self._known[word]
 
-    def grammar_for(self, context: Context) -> Grammar | None:
-        """The closed set for a guessing context: the cards (lowercase), the phrases, the fillers, the
+    def grammar_for(self, moment: Moment) -> Grammar | None:
+        """The closed set for a guessing moment: the cards (lowercase), the phrases, the fillers, the
         unknown word.
 
         Fillers the model does not know are left out quietly (they are only somewhere else to go), and
         so is any filler with a word of a card or a phrase in it: a result word that is a filler must
         never be part of a card or command. None means free vocabulary: a clue, a model without runtime
-        grammars, or nothing in the context the model can hear."""
-        if not context.guessing or not self.supports_grammar:
+        grammars, or nothing in the moment the model can hear."""
+        if not moment.hears_cards or not self.supports_grammar:
             return None
-        if context not in self._grammars:
+        key = (moment.cards, moment.phrases, moment.fillers)
+        if key not in self._grammars:
             kept: list[str] = []
             unknown: list[str] = []
             cards: list[str] = []
-            for index, phrase in enumerate((*context.cards, *context.phrases)):
+            for index, phrase in enumerate((*moment.cards, *moment.phrases)):
                 text = " ".join(phrase.lower().split())
                 if not text:
                     continue
@@ -256,19 +257,19 @@ class VoskRecognizer:
                     continue
                 if spelled not in kept:
                     kept.append(spelled)
-                if index < len(context.cards) and spelled not in cards:
+                if index < len(moment.cards) and spelled not in cards:
                     cards.append(spelled)
             if unknown:
                 logger.info("the vosk model cannot hear these words, they are left out: %s", ", ".join(unknown))
             if len(self._grammars) > 32:
                 self._grammars.pop(next(iter(self._grammars)))
-            fillers = self._fillers(context.fillers, kept) if kept else []
+            fillers = self._fillers(moment.fillers, kept) if kept else []
             kept += fillers
             if kept and self.unknown_symbol:
                 kept.append(self.unknown_symbol)
             repeats = KEYWORD_REPEATS if fillers else 1
-            self._grammars[context] = Grammar(tuple(kept), tuple(unknown), tuple(cards), tuple(fillers), repeats)
-        grammar = self._grammars[context]
+            self._grammars[key] = Grammar(tuple(kept), tuple(unknown), tuple(cards), tuple(fillers), repeats)
+        grammar = self._grammars[key]
         return grammar if grammar.phrases else None
 
     def _fillers(self, offered: Sequence[str], taken: Sequence[str]) -> list[str]:
@@ -296,12 +297,12 @@ class VoskRecognizer:
 
     @property
     def active_grammar(self) -> str | None:
-        """The grammar JSON the closed recognizer holds now (None before the first guessing context)."""
+        """The grammar JSON the closed recognizer holds now (None before the first guessing moment)."""
         return self._closed_json
 
-    def _recognizer_for(self, context: Context) -> Decoder:
-        """The recognizer for this context, reset to the start of an utterance, its grammar switched."""
-        grammar = self.grammar_for(context)
+    def _recognizer_for(self, moment: Moment) -> Decoder:
+        """The recognizer for this moment, reset to the start of an utterance, its grammar switched."""
+        grammar = self.grammar_for(moment)
         if grammar is None or self._closed is None:
             self._free.kaldi.Reset()
             self._free.tape.mark()

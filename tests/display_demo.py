@@ -66,3 +66,13 @@ def _duet(game: AnyGame, clues: list[str]) -> list[Event]:
     game.end_turn()
     game.give_clue(clues[2], 2, by=Side.A)
     return game.guess(_cards(game, key_a, Identity.GREEN)[0])
+
+
+def finished(edition: Edition, lang: Lang = Lang.EN, seed: int = 7) -> tuple[AnyGame, str]:
+    """The mid-game position played on to its end: the next guess touches the assassin."""
+    game, _ = mid_game(edition, lang, seed)
+    holder = game.KEY_HOLDERS[0] if game.TEAMS else game.current_player.value  # type: ignore[union-attr]
+    key = game.key_for(holder)
+    events = game.guess(_cards(game, key, Identity.ASSASSIN)[0])
+    assert game.over
+    return game, announcer_for(game, Prompts.load(lang)).describe(events)

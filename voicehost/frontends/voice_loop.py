@@ -1,28 +1,32 @@
 """The voice loop: audio chunks in, utterances to the host, and the host's own voice told apart.
 
-The host is the same one the text mode drives; this module only turns sound into the lines a
-player would have typed. Ears come from `voicehost.ears.recognizers.make_ears` (tests swap in fakes).
+Front-end wiring: the ears hear what the host waits for (`Host.moment`), the host takes each utterance
+up; while the host talks, only a player's "stop" (`voicehost.decision.is_stop`) cuts it short. Ears
+come from `voicehost.ears.recognizers.make_ears` (tests swap in fakes).
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 from collections import deque
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, replace
-from typing import IO, Final, Protocol
+from dataclasses import dataclass, field
+from typing import Final, Protocol
 
 import numpy as np
 
-from voicehost.ears.audio import SAMPLE_RATE, Audio
-from voicehost.ears.context import Context
+from voicehost.audio.samples import SAMPLE_RATE, Audio
+from voicehost.decision import is_stop, unfinished
+from voicehost.diagnostics import HEARD
 from voicehost.ears.heard import Heard
 from voicehost.ears.streams import Ears
 from voicehost.referee.host import Host
-from voicehost.understanding import Command, HeardCommand, understand
-from voicehost.understanding import Phase as Listening
+from voicehost.understanding.moment import Moment
+from voicehost.understanding.reading import Reading
 
+HEARD_LOG: Final = logging.getLogger(HEARD)
 ECHO_TAIL_SECONDS: Final = 0.4
 """After the host stops speaking, what the microphone hears is still taken for its echo this long."""
 ECHO_MARGIN_DB: Final = 6.0
@@ -122,45 +126,41 @@ class VoiceLoop:
         ears: Ears,
         *,
         mouth: Speaking | None = None,
-        log: IO[str] | None = None,
     ) -> None:
         self.host = host
         self.ears = ears
         self.gate = EchoGate(mouth)
         self.mouth = mouth
-        self.log = log
         self.heard: list[Heard] = []
         self._stop = threading.Event()
 
     def run(self, chunks: Iterable[Audio]) -> None:
-        for heard in self.ears.utterances(self.gate.watch(chunks), self._context):
+        for heard in self.ears.utterances(self.gate.watch(chunks), self._moment, unfinished):
             self.heard.append(heard)
             self._log(heard)
             if self.gate.overlaps(heard):
                 self._while_talking(heard)
             elif heard.text.strip():  # silence or a noise the recognizer dropped: nothing to answer
                 self.host.hear(heard)
-                if self.log is not None and self.host.attention is not None:
-                    print(f"[heard] taken as: {self.host.attention.value}", file=self.log, flush=True)
+                if self.host.attention is not None:
+                    HEARD_LOG.info("[heard] taken as: %s", self.host.attention.value)
             if self.host.finished or self._stop.is_set():
                 break
 
     def stop(self) -> None:
         self._stop.set()
 
-    def _context(self) -> Context:
-        """The host's listening context; while it talks, marked so: the ears then slice its echo
-        finely and the recognizer listens only for a player's "stop"."""
-        context = self.host.listening_context()
-        return replace(context, over_host=True) if self.mouth is not None and self.mouth.speaking else context
+    def _moment(self) -> Moment:
+        """What the host waits for; while it talks, marked so: the ears then slice its echo finely and
+        listen only for a player's "stop"."""
+        moment = self.host.moment()
+        return moment.over_talk() if self.mouth is not None and self.mouth.speaking else moment
 
     def _while_talking(self, heard: Heard) -> None:
         """Only "stop" counts while the host talks: anything else is most likely its own echo. A stop
         cuts the announcement it was said over, never a later one (overlapping slices of the same
         stretch of talk hear it twice, the second time perhaps after the host has started again)."""
-        lang = self.host.game.board.lang
-        understood = understand(heard.text, phase=Listening.CLUE, cards=(), lang=lang)
-        if not isinstance(understood, HeardCommand) or understood.command is not Command.STOP_TALKING:
+        if not is_stop(heard, Reading(heard.text, self.host.moment().over_talk(), heard.confidence)):
             return
         span = self.gate.span_of(heard)
         current = span is not None and span == self.gate.talking_span
@@ -168,13 +168,12 @@ class VoiceLoop:
             self.mouth.stop()
 
     def _log(self, heard: Heard) -> None:
-        if self.log is None:
+        """What the ears heard, for `--show-heard` (the `voicehost.heard` logger)."""
+        if not HEARD_LOG.isEnabledFor(logging.INFO):
             return
         confidence = "-" if heard.confidence is None else f"{heard.confidence:.2f}"
         name = "" if heard.name_gain is None else f", the host's name {heard.name_gain:+.1f}"
-        print(
-            f"[heard] {heard.text!r} confidence {confidence}{name}, {heard.decode_ms:.0f} ms", file=self.log, flush=True
-        )
+        HEARD_LOG.info("[heard] %r confidence %s%s, %.0f ms", heard.text, confidence, name, heard.decode_ms)
 
 
 def _level_db(chunk: Audio) -> float:

@@ -1,5 +1,6 @@
-"""`voicehost hear`: what the host would understand from a recording (or the microphone), and what
-it would do with it, without playing a game. For tuning a model, a microphone, a room."""
+"""What the host makes of recordings, without a game: each utterance goes through the host's own take-up
+step (`voicehost.referee.take_up`), so `voicehost hear` reports what the host would do at the table,
+table talk and hedges included, never a reading of its own."""
 
 from __future__ import annotations
 
@@ -10,15 +11,23 @@ from pathlib import Path
 from typing import Any, Final
 
 from engine.board import Board
-from voicehost.decision import decide
-from voicehost.ears.audio import SAMPLE_RATE, Audio
-from voicehost.ears.context import Context, make_context
+from voicehost.audio.samples import SAMPLE_RATE, Audio
+from voicehost.audio.wav import read_wav_tail, wav_blocks
 from voicehost.ears.heard import Heard, Recognizer
-from voicehost.ears.wav import read_wav_tail, wav_blocks
-from voicehost.understanding import Action, Grid, HeardClue, HeardCommand, HeardGuess
-from voicehost.understanding import Phase as Listening
+from voicehost.referee.attention import Attention
+from voicehost.referee.take_up import TakenUp, take_up
+from voicehost.understanding import Action, HeardClue, HeardCommand, HeardGuess, Intent
+from voicehost.understanding.moment import Awaited, Moment, moment_for
 
-ACTIONS = {Action.ACCEPT: "accept", Action.CONFIRM: "confirm", Action.REPROMPT: "reprompt"}
+ACTIONS: Final = {Action.ACCEPT: "accept", Action.CONFIRM: "confirm", Action.REPROMPT: "reprompt"}
+ATTENTION: Final = {
+    Attention.TAKE: None,  # the action stands
+    Attention.ASK_BACK: "confirm",
+    Attention.HINT: "ignore",
+    Attention.SORRY: "reprompt",
+    Attention.IGNORE: "ignore",
+}
+"""What the host does, when its attention changes the action: talk is ignored, a hedge asked back."""
 
 
 @dataclass(frozen=True)
@@ -46,28 +55,40 @@ class Verdict:
         return json.dumps({"file": self.source, **self.result}, ensure_ascii=False)
 
 
-def context_for(board: Board, phase: str) -> Context:
-    """What the host listens for in that phase, as `Host.listening_context` builds it (fillers too)."""
-    return make_context(board.lang, phase == "guess", tuple(board.cards))
+def moment_of(board: Board, phase: str) -> Moment:
+    """What the host waits for in that phase, with every card of the board visible and nothing asked."""
+    awaited = Awaited.GUESS if phase == "guess" else Awaited.CLUE
+    return moment_for(board.lang, tuple(board.cards), board.grid.columns, awaited)
 
 
 def judge(recognizer: Recognizer, audio: Audio, board: Board, phase: str, source: str) -> Verdict:
-    """Recognize one utterance and read it as the host would in that phase, with every card visible."""
-    return read(recognizer.recognize(audio, context_for(board, phase)), board, phase, source)
+    """Recognize one utterance and take it up as the host would in that phase, every card visible."""
+    moment = moment_of(board, phase)
+    return verdict(recognizer.recognize(audio, moment), moment, source)
 
 
-def read(heard: Heard, board: Board, phase: str, source: str) -> Verdict:
-    """What the host makes of what the recognizer heard."""
-    listening = Listening.GUESS if phase == "guess" else Listening.CLUE
-    grid = Grid(tuple(board.cards), board.grid.columns)  # a card may be named by its place too
-    understood = decide(heard, phase=listening, cards=board.cards, lang=board.lang, grid=grid)
+def verdict(heard: Heard, moment: Moment, source: str) -> Verdict:
+    """What the host makes of what the recognizer heard (`take_up`), as `voicehost hear` reports it."""
+    taken = take_up(heard, moment)
+    understood = taken.understood
+    action = ATTENTION[taken.verdict] or ACTIONS[understood.action]
     result: dict[str, Any] = {
         "heard": heard.text,
-        "intent": understood.intent.name.lower(),
+        "intent": understood.intent.name.lower() if action != "ignore" else Intent.UNKNOWN.name.lower(),
         "confidence": None if heard.confidence is None else round(heard.confidence, 3),
-        "action": ACTIONS[understood.action],
+        "action": action,
         "decode_ms": round(heard.decode_ms, 1),
+        "taken_as": taken.verdict.value,
     }
+    if action != "ignore":
+        _what(result, taken)
+    if heard.alternatives:
+        result["alternatives"] = [[name, round(share, 3)] for name, share in heard.alternatives]
+    return Verdict(source, heard, result)
+
+
+def _what(result: dict[str, Any], taken: TakenUp) -> None:
+    understood = taken.understood
     if isinstance(understood, HeardGuess):
         result["card"] = understood.card
     elif isinstance(understood, HeardClue):
@@ -75,9 +96,6 @@ def read(heard: Heard, board: Board, phase: str, source: str) -> Verdict:
         result["number"] = "unlimited" if understood.clue.number is None else understood.clue.number
     elif isinstance(understood, HeardCommand):
         result["command"] = understood.command.value
-    if heard.alternatives:
-        result["alternatives"] = [[name, round(share, 3)] for name, share in heard.alternatives]
-    return Verdict(source, heard, result)
 
 
 SHORT_RECORDING_SECONDS: Final = 12.0

@@ -1,0 +1,157 @@
+"""A card, by its name or its place, and "yes", "no" or "pass", weighed from the ears' scores.
+
+Whisper's scores of the cards that may be meant and of "yes", "no" or "pass" are weighed with the
+calibrated confidence: the card scored first is revealed at once from `act`, asked back about from
+`ask`, otherwise nothing is taken; a card named by its place is weighed the same way with the place
+model (`voicehost.decision.places`). What the table said before (a question's offered cards and the
+belief behind them) is combined with what it says now: an answer that repeats a card strengthens it,
+rather than starting afresh.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from engine.lang import Lang
+from voicehost.decision.calibration import Calibration
+from voicehost.decision.features import GuessFeatures
+from voicehost.decision.places import PlaceEvidence, placed_move
+from voicehost.ears.heard import ClosedSet, Heard
+from voicehost.understanding import (
+    Action,
+    Candidate,
+    Command,
+    HeardCommand,
+    HeardGuess,
+    NotUnderstood,
+    OffGrid,
+    Understanding,
+    vocabulary,
+)
+from voicehost.understanding.reading import Reading
+from voicehost.understanding.talk import MAX_NAME_WORDS
+
+MAX_CANDIDATES: Final = 3
+ALTERNATIVE_SHARE: Final = 0.1
+"""A runner-up below this share of the belief is not worth offering in a question."""
+UNCALIBRATED_PLACE_ASK: Final = 0.5
+"""Without a place model, a place the scores give at least this share is asked back, never acted on."""
+
+
+def card_verdict(heard: Heard, reading: Reading, model: Calibration) -> Understanding:
+    """What the scores of the cards (and places) make of an utterance whose words, read as typed
+    (`reading.said`), are no command or clue said plainly."""
+    moment, said = reading.moment, reading.said
+    placed = placed_move(heard, said, moment.grid, moment.lang) if moment.grid is not None else None
+    if placed is not None:
+        return _by_place(heard, placed, model)
+    if isinstance(said, OffGrid) or (isinstance(said, HeardGuess) and said.place):
+        return said
+    cards = moment.cards
+    found = evidence(heard, reading)
+    if found is None:
+        return said
+    if found.features is None:
+        return _command(heard, said, found.top, found.shares[found.top], moment.lang, moment.answering, model)
+    probability = model.probability(found.features)
+    offered = tuple(
+        Candidate(card, round(100 * found.shares[card], 1))
+        for card in sorted((c for c in found.shares if c in cards), key=lambda c: -found.shares[c])
+        if found.shares[card] >= ALTERNATIVE_SHARE or card == found.top
+    )[:MAX_CANDIDATES]
+    return _verdict(heard, probability, model.act, model.ask, found.top, offered)
+
+
+def _verdict(
+    heard: Heard, probability: float, act: float, ask: float, card: str, offered: tuple[Candidate, ...], place: str = ""
+) -> Understanding:
+    """The card acted on at once from `act`, asked back about from `ask`, otherwise asked again: one
+    ladder for a card named by its name and by its place."""
+    if probability >= act:
+        return HeardGuess(heard.text, Action.ACCEPT, probability, card, offered, place)
+    if probability >= ask:
+        return HeardGuess(heard.text, Action.CONFIRM, probability, card, offered, place)
+    return NotUnderstood(heard.text, Action.REPROMPT, probability)
+
+
+def _by_place(heard: Heard, placed: PlaceEvidence, model: Calibration) -> Understanding:
+    """A card named by its place, from the scores: acted on, asked back with its place ("C2, CEREJA?"),
+    or asked again, by the place model (without one, never acted on from the scores alone)."""
+    place_model = model.place
+    if place_model is not None:
+        probability, act, ask = place_model.probability(placed.features), place_model.act, place_model.ask
+    else:
+        probability, act, ask = placed.features.share, math.inf, UNCALIBRATED_PLACE_ASK
+    candidates = (Candidate(placed.card, round(100 * placed.features.share, 1)),)
+    return _verdict(heard, probability, act, ask, placed.card, candidates, placed.label)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the scores say now: the phrase first, every phrase's share, and (for a card) the features."""
+
+    top: str
+    shares: Mapping[str, float]
+    features: GuessFeatures | None  # None when the phrase first is "yes", "no" or "pass"
+
+
+def evidence(heard: Heard, reading: Reading) -> Evidence | None:
+    """The scores of the phrases that may be meant now, with what was heard before added in; None when
+    the engine scored nothing that covers these cards (the transcript alone is read then)."""
+    moment = reading.moment
+    cards = moment.cards
+    closed = _restricted(heard.closed, cards, moment.lang, moment.answering)
+    if closed is None:
+        return None
+    logits = dict(zip(closed.phrases, closed.logits, strict=True))
+    for card, share in moment.before:  # what was heard before counts: a repeated card adds up
+        if card in logits:
+            logits[card] += math.log(max(share, 1e-6))
+    shares = _softmax(logits)
+    top = max(shares, key=lambda phrase: shares[phrase])
+    if top not in cards:
+        return Evidence(top, shares, None)
+    logprob = dict(zip(closed.phrases, closed.logprobs, strict=True))[top]
+    features = GuessFeatures.of(heard, reading.named, top, logits, shares, logprob, moment.lang)
+    return Evidence(top, shares, features)
+
+
+def _restricted(closed: ClosedSet | None, cards: Sequence[str], lang: Lang, answering: bool) -> ClosedSet | None:
+    """The scores of the phrases that may be meant now (the cards asked about, say); None when the
+    scores do not cover them, and the transcript alone is read."""
+    if closed is None or not (cards or answering) or any(card not in closed.phrases for card in cards):
+        return None  # (a yes-or-no question about no card, "pass?", is scored over "yes" and "no" alone)
+    extras = set(vocabulary(lang).scored_words.values())
+    keep = [i for i, phrase in enumerate(closed.phrases) if phrase in cards or phrase in extras]
+    return ClosedSet(
+        tuple(closed.phrases[i] for i in keep),
+        tuple(closed.logprobs[i] for i in keep),
+        tuple(closed.logits[i] for i in keep),
+        tuple(closed.shares[i] for i in keep),
+    )
+
+
+def _command(
+    heard: Heard, said: Understanding, word: str, share: float, lang: Lang, answering: bool, model: Calibration
+) -> Understanding:
+    """ "yes", "no" or "pass" scored above every card."""
+    command = next(command for command, scored in vocabulary(lang).scored_words.items() if scored == word)
+    if isinstance(said, HeardCommand) and said.command is command:
+        return HeardCommand(heard.text, Action.ACCEPT, max(share, said.confidence), command)
+    short = len(heard.text.split()) <= MAX_NAME_WORDS  # an answer is a word or two, not a sentence of talk
+    if answering and command in (Command.YES, Command.NO) and share >= model.answer_share and short:
+        return HeardCommand(word, Action.ACCEPT, share, command)
+    if command is Command.PASS and share >= model.pass_share:
+        # "pass" on the scores alone would end a turn nobody ended ("repete" scores as "passo"): ask first
+        return HeardCommand(word, Action.CONFIRM, share, command)
+    return said if said.action is not Action.ACCEPT else NotUnderstood(heard.text, Action.REPROMPT, share)
+
+
+def _softmax(logits: Mapping[str, float]) -> dict[str, float]:
+    top = max(logits.values())
+    weights = {phrase: math.exp(value - top) for phrase, value in logits.items()}
+    total = sum(weights.values())
+    return {phrase: weight / total for phrase, weight in weights.items()}

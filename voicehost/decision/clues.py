@@ -1,0 +1,91 @@
+"""A clue, weighed from the ears' scores of its number: any word, then a number from a small closed set.
+
+The word is taken as transcribed; the number is the one whose ways of being said explain the audio best
+after the word (`Heard.numbers`: a free transcript of "città, due" is often "città tu e"). The
+confidence is the lower of the word's own probability and the number's share of the belief, so a doubtful
+word is still asked back. Speech whose number stands out nowhere, or whose words the free transcript
+explains far better than any number would, is no clue: the transcript's own reading stands.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Final
+
+from engine.lang import Lang
+from voicehost.ears.heard import ClueNumbers, Heard
+from voicehost.understanding import (
+    Action,
+    HeardClue,
+    Intent,
+    SpokenClue,
+    Understanding,
+    normalize,
+    spoken_numbers,
+    understand,
+)
+from voicehost.understanding.clues import clue_word_in
+from voicehost.understanding.reading import Reading
+from voicehost.understanding.results import Phase
+from voicehost.understanding.sides import side_first
+
+AGREEMENT_CONFIDENCE: Final = 0.95
+"""A clue number the transcript and the scores agree on."""
+NUMBER_SURE: Final = 0.9
+"""A clue is taken at once (announced, and correctable before the first guess) when its number has this
+share of the belief, or the transcript says the same number: the whole table heard the word, so the word
+is not what is asked back (a word that seems to break a rule is asked back by the referee)."""
+NUMBER_FLOOR: Final = 0.5
+"""When the transcript has no number of its own, one of the scored numbers must have this share of
+the belief for the utterance to be taken for a clue at all ("ripeti" is not a clue for 7)."""
+NONE_GAP: Final = 4.0
+"""A clue's number must explain the rest of the audio within this many nats of the free transcript."""
+
+
+def clue_verdict(heard: Heard, reading: Reading) -> Understanding:
+    """The clue the scores of its number make of the utterance, or the transcript's own reading."""
+    said, numbers, lang = reading.said, heard.numbers, reading.moment.lang
+    if numbers is None or said.intent is Intent.COMMAND:
+        return said
+    alone = understand(numbers.word, phase=Phase.CLUE, cards=(), lang=lang)
+    number_words = {normalize(phrase, lang) for phrase, _ in spoken_numbers(lang)}
+    if alone.intent is Intent.COMMAND or normalize(numbers.word, lang) in number_words or numbers.word.isdigit():
+        return said  # "un musicato" is not the clue "un"
+    value, share = _best(numbers)
+    transcribed = said.clue if isinstance(said, HeardClue) else None
+    rest = numbers.whole_logprob - numbers.word_logprob
+    if transcribed is None and (share < NUMBER_FLOOR or rest - numbers.logprobs[0] > NONE_GAP):
+        # no number stands out, or none explains the rest of the audio as well as the free transcript
+        # does ("di petti" is not the clue "di, 4"): not taken for a clue
+        return said
+    if transcribed is not None and transcribed.number == value:
+        share = max(share, AGREEMENT_CONFIDENCE)
+    said_word = within_move(numbers.word, reading.text, lang)  # "Foust, Music": the host's name, garbled
+    if reading.claimed is not None:  # "A, touro": the side said first is no part of the clue
+        first = side_first(said_word, lang)
+        said_word = first[1] if first is not None else said_word
+    word, spelled = clue_word_in(said_word, lang)
+    if word is None:
+        return said
+    confidence = min(math.exp(numbers.word_logprob / max(1, numbers.word_tokens)), share)
+    action = Action.ACCEPT if share >= NUMBER_SURE else Action.CONFIRM
+    written = f"{numbers.word} {'∞' if value is None else value}"  # the words as understood: the number as scored
+    return HeardClue(written, action, confidence, SpokenClue(word, value, spelled), by_ear=True)
+
+
+def within_move(words: str, move: str, lang: Lang) -> str:
+    """The words of the transcript's clue word that are part of the move: the host's name said first, even
+    garbled ("Foust, Music" when the move is "Music 2"), is no part of the clue."""
+    said, moved = normalize(words, lang).split(), normalize(move, lang).split()
+    raw = words.split()
+    for skip in range(len(said)):
+        if said[skip:] == moved[: len(said) - skip] and len(raw) == len(said):
+            return " ".join(raw[skip:])
+    return words
+
+
+def _best(numbers: ClueNumbers) -> tuple[int | None, float]:
+    """The number scored first and its share of the belief among every number."""
+    top = numbers.logprobs[0]
+    total = sum(math.exp(score - top) for score in numbers.logprobs)
+    return numbers.values[0], 1.0 / total

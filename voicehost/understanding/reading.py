@@ -1,0 +1,78 @@
+"""An utterance's words read once, in the moment they were said, and carried from the decision to the
+referee: each way of reading them is computed the first time it is asked for, and never again.
+
+`said` is what the words mean now (the phase's reading, the cards that may be meant, the recognizer's
+confidence); `typed` is the same words read as a guess among the visible cards, as if typed (did the
+words themselves name the card the scores found?); `everything` reads them against every card of the
+board, covered ones too (a covered card named by its name gets an answer, not another card).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from engine.pieces import Side
+from voicehost.understanding.moment import Moment
+from voicehost.understanding.recognize import understand
+from voicehost.understanding.results import Phase, Understanding
+from voicehost.understanding.sides import side_named
+
+
+@dataclass(frozen=True, eq=False)
+class Reading:
+    """The words of one move (the host's name and a commit phrase already taken off), read in `moment`."""
+
+    text: str
+    moment: Moment
+    confidence: float | None = None  # the recognizer's; None: typed
+    claimed: Side | None = None  # Duet: the side said before the move ("A: touro, dois"), taken off `text`
+
+    @property
+    def phase(self) -> Phase:
+        """How the phase-dependent words are read ("basta": pass while guessing, stop talking otherwise,
+        and always "stop" over the host's voice)."""
+        return Phase.GUESS if self.moment.guessing and not self.moment.over_host else Phase.CLUE
+
+    @cached_property
+    def said(self) -> Understanding:
+        """What the words mean now: among the cards that may be meant, in the phase, as sure as heard."""
+        moment = self.moment
+        return understand(
+            self.text,
+            phase=self.phase,
+            cards=moment.cards,
+            lang=moment.lang,
+            asr_confidence=self.confidence,
+            grid=moment.grid,
+        )
+
+    @cached_property
+    def named(self) -> Understanding:
+        """The words as typed, as a guess among the cards that may be meant, without places: whether the
+        transcript itself names the card the scores put first (a feature of the calibrated decision)."""
+        return understand(self.text, phase=Phase.GUESS, cards=self.moment.cards, lang=self.moment.lang)
+
+    @cached_property
+    def typed(self) -> Understanding:
+        """The words as typed, as a guess among the visible cards (places too)."""
+        moment = self.moment
+        return understand(self.text, phase=Phase.GUESS, cards=moment.visible, lang=moment.lang, grid=moment.grid)
+
+    @cached_property
+    def everything(self) -> Understanding:
+        """The words as typed, as a guess among every card of the board, covered ones too."""
+        moment = self.moment
+        cards = moment.grid.cards if moment.grid is not None else moment.visible
+        return understand(self.text, phase=Phase.GUESS, cards=cards, lang=moment.lang, grid=moment.grid)
+
+    @cached_property
+    def side(self) -> Side | None:
+        """The Duet side named: said before the move, or the words are only that ("A", "player B")."""
+        if self.claimed is not None:
+            return self.claimed
+        return side_named(self.text, self.moment.lang) if self.moment.sides else None
+
+    def again(self, moment: Moment) -> Reading:
+        """The same words read in another moment (an utterance that was no answer, read against every card)."""
+        return Reading(self.text, moment, self.confidence, self.claimed)
