@@ -29,8 +29,9 @@ class Asked(StrEnum):
 
     CARDS = "cards"  # "CEREJA?", "CEREJA ou CEBOLA?", "B3, CEREJA?": yes, no, or the card's name
     CLUE = "clue"  # "Clue: fruit, 2? Yes or no."
+    NUMBER = "number"  # "Fruit: how many?": the clue's number
     COMMAND = "command"  # "Did you say: pass? Yes or no."
-    UNDO = "undo"  # "Undo the last guess, CEREJA? Yes or no."
+    UNDO = "undo"  # "Undo the last guess, CEREJA? Yes or no.", "Undo the clue fruit, 2?", "Undo the pass?"
     QUIT = "quit"  # "Quit now? ..."
     NEW_GAME = "new_game"  # "Start a new game? ..."
     DOUBTFUL = "doubtful"  # "Blue spymaster: is the clue X allowed? ... Yes or no?" (the opponent answers)
@@ -43,8 +44,11 @@ QUESTIONS: Final[dict[str, Asked]] = {
     "guess.confirm_many": Asked.CARDS,
     "guess.confirm_place": Asked.CARDS,
     "input.confirm_clue": Asked.CLUE,
+    "clue.ask_number": Asked.NUMBER,
     "input.confirm_command": Asked.COMMAND,
     "undo.confirm": Asked.UNDO,
+    "undo.confirm_clue": Asked.UNDO,
+    "undo.confirm_pass": Asked.UNDO,
     "game.quit_confirm": Asked.QUIT,
     "game.quit_confirm_unsaved": Asked.QUIT,
     "game.new_game_confirm": Asked.NEW_GAME,

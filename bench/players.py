@@ -416,7 +416,7 @@ class Table:
             follows = before is not None and before.type in (EventType.GUESS, EventType.SIDE_DONE)
             return None if follows and isinstance(self.game, DuetGame) else False  # Duet: greens all found
         if kind is EventType.UNDO:
-            return move.kind is Kind.UNDO
+            return move.kind in (Kind.UNDO, Kind.CORRECT)  # a correction takes the wrong clue back, then gives it
         if kind in (EventType.COVER, EventType.GAME_STARTED):
             return False
         return None
@@ -424,8 +424,15 @@ class Table:
     def _same_clue(self, move: Move, word: str, number: object) -> bool:
         if move.clue is None:
             return False
-        meant_word, meant_number = move.clue
-        return _folded(word) == _folded(meant_word) and str(number).strip() == str(meant_number)
+        return self._same_word(move, word) and str(number).strip() == str(move.clue[1])
+
+    def _same_word(self, move: Move, word: str) -> bool:
+        """Whether `word` is the clue's word as the table hears it: the host keeps a clue's word as it was
+        transcribed ("mewsic" for "music"), and nobody at the table takes that for another clue."""
+        if move.clue is None:
+            return False
+        heard, meant = _folded(word), _folded(move.clue[0])
+        return heard == meant or difflib.SequenceMatcher(None, heard, meant).ratio() >= SOUNDS_LIKE
 
     def _wrong(self, move: Move, event: Event) -> WrongEvent:
         kinds = {
@@ -464,11 +471,18 @@ class Table:
             )
             seat = self._opponent(move.seat) if asked is Asked.DOUBTFUL else move.seat
             return seat, yes if right else no
+        if asked is Asked.NUMBER:  # "fruit: how many?": the number, when that is the clue's word
+            said = question.fields.get("word", "")
+            if move.kind in (Kind.CLUE, Kind.CORRECT) and move.clue is not None and self._same_word(move, said):
+                return move.seat, NUMBERS[self.family][move.clue[1]]
+            return move.seat, no
         if asked is Asked.COMMAND:
             return move.seat, yes if self._is_command(move, question.fields.get("what", "")) else no
-        if asked is Asked.UNDO:
-            named = question.fields.get("card")
-            right = move.kind is Kind.UNDO and (not named or _folded(named) == _folded(self._repaired_card(move)))
+        if asked is Asked.UNDO:  # "Undo the last guess, CEREJA?", "Undo the clue fruit, 2?", "Undo the pass?"
+            named = question.fields.get("card") or question.fields.get("word")
+            right = move.kind is Kind.UNDO and question.key == self._undo_key(move)
+            if right and named:
+                right = _folded(named) == _folded(self._undone_name(move))
             return move.seat, yes if right else no
         if asked is Asked.QUIT:
             return move.seat, yes if move.kind is Kind.QUIT else no
@@ -500,7 +514,7 @@ class Table:
 
     # ---- taking back what nobody meant -------------------------------------------------------------
 
-    def _repair(self, move: Move, wrong: list[WrongEvent]) -> Iterator[Audio]:
+    def _repair(self, move: Move, wrong: list[WrongEvent]) -> Generator[Audio, None, None]:
         """As a table would: "undo" after a card revealed wrongly (or a pass nobody made), "no, the clue
         is ..." after a clue heard wrongly. A penalty, an undo and a game over cannot be taken back."""
         for event in wrong:
@@ -510,7 +524,12 @@ class Table:
                 repair = Move(Kind.UNDO, move.seat, UNDO[self.family], repairs=event.seq)
             elif event.kind == "clue" and move.clue is not None:
                 text = CORRECTION[self.family].format(clue=self._clue_text(*move.clue))
-                repair = Move(Kind.CORRECT, move.seat, text, clue=move.clue, repairs=event.seq)
+                correction = Move(Kind.CORRECT, move.seat, text, clue=move.clue, repairs=event.seq)
+                # a correction counts only as the first line after the clue: once, then "undo" takes it back
+                if (yield from self._move(correction, 1)) is not Outcome.LOST or self.game.over:
+                    continue
+                self.tally.lost.pop()  # not lost: taken back the other way
+                repair = Move(Kind.UNDO, move.seat, UNDO[self.family], repairs=event.seq)
             else:
                 continue
             yield from self._move(repair, REPAIR_TRIES)
@@ -519,12 +538,23 @@ class Table:
         assert move.repairs is not None
         return move.repairs in self._corrected or _taken_back(self.game.events, move.repairs)
 
-    def _repaired_card(self, move: Move) -> str:
-        """The card whose reveal an undo takes back ("" for a pass)."""
-        if move.repairs is None:
-            return ""
-        event = self.game.events[move.repairs - 1]
-        return str(event.get("card", ""))
+    def _undone(self, move: Move) -> Event | None:
+        """The event an undo takes back."""
+        return None if move.repairs is None else self.game.events[move.repairs - 1]
+
+    def _undo_key(self, move: Move) -> str:
+        """The host's question before taking that event back: a guess's, a clue's or a pass's."""
+        event = self._undone(move)
+        if event is not None and event.type is EventType.CLUE:
+            return "undo.confirm_clue"
+        if event is not None and event.type is EventType.TURN_ENDED:
+            return "undo.confirm_pass"
+        return "undo.confirm"
+
+    def _undone_name(self, move: Move) -> str:
+        """What the host names when it asks to undo: the card revealed, the clue's word ("" for a pass)."""
+        event = self._undone(move)
+        return "" if event is None else str(event.get("card", event.get("word", "")))
 
     # ---- the plan -----------------------------------------------------------------------------------
 

@@ -214,6 +214,74 @@ def test_a_card_revealed_that_nobody_meant_is_taken_back_by_voice() -> None:
     assert wrong_card in host.game.visible_cards()
 
 
+def _once(misheard: dict[str, str | None]) -> Callable[[int, str], str | None]:
+    """What the host gets of each line: the first saying of each line in `misheard` heard as given there
+    (None: not heard at all), everything else as said."""
+    seen: set[str] = set()
+
+    def typed(number: int, text: str) -> str | None:
+        if text in misheard and text not in seen:
+            seen.add(text)
+            return misheard[text]
+        return text
+
+    return typed
+
+
+@pytest.mark.parametrize(("lang", "clue", "word", "number"), [("en", "music, two", "music", "two"),
+                                                              ("pt-BR", "música, dois", "música", "dois")])  # fmt: skip
+def test_a_clue_word_heard_alone_is_given_its_number(lang: str, clue: str, word: str, number: str) -> None:
+    """The host hears the word without its number and asks "music: how many?": the spymaster says the
+    number, and the clue is done with no other line."""
+    table, host = play("classic", lang, typed=_once({clue: word}))
+    tally = table.tally
+    assert tally.ended and tally.quit and not tally.wrong and not tally.lost
+    asked = Prompts.load(Lang.parse(lang)).text("clue.ask_number", word=word)
+    spymaster = table.transcript[0].split(":")[0]
+    assert table.transcript[:4] == [f"{spymaster}: {clue}", f"  host: {asked}", f"{spymaster}: {number}",
+                                    table.transcript[3]], table.transcript[:4]  # fmt: skip
+    assert tally.questions_by[Kind.CLUE] == 1 and tally.move_lines == tally.moves_done + 1
+    first = next(event for event in host.game.events if event.type.value == "clue")
+    assert (first["word"], first["number"]) == (word, 2)
+
+
+def test_a_move_met_with_sorry_is_said_again() -> None:
+    """ "Sorry?" (input.sorry) asks nothing the players could answer: they say the move again."""
+    table, _ = play("classic", "en", typed=_once({"sheriff": "zebrafish"}))
+    tally = table.tally
+    assert tally.ended and tally.quit and not tally.wrong and not tally.lost
+    sorry = Prompts.load(Lang.EN).text("input.sorry")
+    at = table.transcript.index(f"  host: {sorry}")
+    assert table.transcript[at - 1] == table.transcript[at + 1] == "blue operatives: sheriff"
+    assert tally.reprompts == 1 and tally.questions_by[Kind.GUESS] == 0
+
+
+def test_a_clue_heard_wrongly_is_corrected_by_voice() -> None:
+    """ "music, three" taken for "music, two": the spymaster's next line puts it right, as the first thing
+    said after it ("no, the clue is music, two"); no guess was made on the wrong one."""
+    table, host = play("classic", "en", typed=_once({"music, two": "music, three"}))
+    tally = table.tally
+    assert [(wrong.kind, wrong.happened, wrong.undone) for wrong in tally.wrong] == [("clue", "clue music 3", True)]
+    assert table.transcript[2] == "blue spymaster: no, the clue is music, two"
+    assert tally.done[Kind.CORRECT] == 1 and tally.ended and tally.quit and not tally.lost
+    kinds = [event.type.value for event in host.game.events[:5]]
+    assert kinds == ["game_started", "clue", "undo", "clue", "guess"]
+
+
+def test_a_clue_heard_wrongly_is_undone_when_the_correction_is_not_heard() -> None:
+    """The correction garbled (the host hears talk): it can no longer correct, so "undo that", "yes" to
+    "Undo the clue music, 3?", and the clue said again."""
+    garbled = {"music, two": "music, three", "no, the clue is music, two": "blah blah blah"}
+    table, host = play("classic", "en", typed=_once(garbled))
+    tally = table.tally
+    assert [(wrong.kind, wrong.undone) for wrong in tally.wrong] == [("clue", True)]
+    asked = Prompts.load(Lang.EN).text("undo.confirm_clue", word="music", number=3)
+    assert f"  host: {asked}" in table.transcript
+    assert tally.done[Kind.UNDO] == 1 and tally.ended and tally.quit and not tally.lost
+    clues = [(event["word"], event["number"]) for event in host.game.events if event.type.value == "clue"]
+    assert clues[:2] == [("music", 3), ("music", 2)]
+
+
 # ---- the reply's delay ----------------------------------------------------------------------------------
 
 
