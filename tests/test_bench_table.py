@@ -29,6 +29,7 @@ from engine.board import Board
 from engine.editions import new_game
 from engine.lang import Lang
 from engine.variants import Variants
+from tests.table_promises import broken_promises
 from voicehost.audio.samples import Audio
 from voicehost.ears.heard import Heard
 from voicehost.ears.vad import END_SILENCE_MS, PAUSE_MS
@@ -280,6 +281,32 @@ def test_a_clue_heard_wrongly_is_undone_when_the_correction_is_not_heard() -> No
     assert tally.done[Kind.UNDO] == 1 and tally.ended and tally.quit and not tally.lost
     clues = [(event["word"], event["number"]) for event in host.game.events if event.type.value == "clue"]
     assert clues[:2] == [("music", 3), ("music", 2)]
+
+
+# ---- the promises a game by voice keeps (tests/test_voice_games.py) --------------------------------------
+
+
+def test_a_game_the_table_could_play_keeps_every_promise() -> None:
+    table, _ = play("classic", "en", unsure=True, typed=_once({"music, two": "music", "sheriff": "zebrafish"}))
+    assert broken_promises(table.tally) == []
+
+
+@pytest.mark.parametrize(
+    ("broken", "typed", "unsure"),
+    [
+        ("cards revealed", lambda number, text: "drummer" if text in ("reindeer", "sheriff") else text, False),
+        ("moves never heard", lambda number, text: None if text in ("pretzel", "sponge", "sheriff") else text, False),
+        ("questions for", lambda number, text: "pause" if text == "pass" and number % 2 else text, True),
+    ],
+    ids=["reveals-what-nobody-said", "deaf-to-three-cards", "asks-twice"],
+)
+def test_a_host_the_table_cannot_play_with_breaks_a_promise(
+    broken: str, typed: Callable[[int, str], str | None], unsure: bool
+) -> None:
+    """Hosts that hear wrong (a card revealed for another, again and again), that never hear some cards,
+    or that ask more than once a move: the voice games' checks fail on each."""
+    table, _ = play("classic", "en", typed=typed, unsure=unsure)
+    assert any(broken in promise for promise in broken_promises(table.tally)), table.transcript
 
 
 # ---- the reply's delay ----------------------------------------------------------------------------------
