@@ -11,8 +11,8 @@ host thinks. So they:
   card's name, "Clue: fruit, 2? Yes or no." yes when that is the clue given; the opposing spymaster
   answers "is the clue X allowed?", the Duet player named answers "A or B?";
 - say a move again when it is met with silence, or with anything that neither does it nor asks about it
-  ("Sorry?", a re-prompt, "say it again"), up to MAX_TRIES times: then the move is lost and they try
-  another card or another clue word;
+  ("Sorry?", a re-prompt, "say it again"), up to MAX_TRIES times (a card said after a lead-in is then
+  said plainly): then the move is lost and they try another card or another clue word;
 - take back what nobody meant, as a table would: "undo" after a card revealed wrongly, "no, the clue is
   ..." after a clue heard wrongly.
 
@@ -344,8 +344,8 @@ class Table:
         return text
 
     def _move(self, move: Move, tries: int = MAX_TRIES) -> Generator[Audio, None, Outcome]:
-        for _ in range(tries):
-            yield from self._say(move, move.seat, move.text, answer=False)
+        for attempt in range(tries):
+            yield from self._say(move, move.seat, self._again(move, attempt), answer=False)
             answers = 0
             while True:
                 done, wrong = self._judge(move)
@@ -373,6 +373,13 @@ class Table:
                 return Outcome.MOOT
         self.tally.lost.append(f"{move.kind}: {move.text}")
         return Outcome.LOST
+
+    def _again(self, move: Move, attempt: int) -> str:
+        """The move as said on this attempt: a card named after a lead-in ("é o trovão") is said plainly
+        when it was not taken the first time, as a player does who is not understood."""
+        if attempt > 0 and move.kind is Kind.GUESS and move.card is not None:
+            return move.card.lower()
+        return move.text
 
     def _question(self, move: Move) -> Question | None:
         """The question the host asked in its answer, if any (the last one, the one it waits on)."""
