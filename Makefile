@@ -61,11 +61,11 @@ test-models: dev
 	$(BIN)/voicehost models install whisper-base --engine whisper
 	$(BIN)/voicehost models install vosk-ko
 
-# The real wyoming-satellite (tests/voice/test_satellite.py) in a venv of its own: it pins an older wyoming.
-SATELLITE_VERSION := $(shell sed -n 's/^SATELLITE_VERSION = "\(.*\)"/\1/p' tests/voice/test_satellite.py)
+# The real wyoming-satellite (tests/voice/test_satellite.py, bench/satellite.py) in a venv of its own: it pins an older wyoming.
+SATELLITE_VERSION := $(shell sed -n 's/^SATELLITE_VERSION: Final = "\(.*\)"/\1/p' bench/satellite.py)
 satellite: $(VENV)/wyoming-satellite/.installed
 
-$(VENV)/wyoming-satellite/.installed: constraints-satellite.txt tests/voice/test_satellite.py
+$(VENV)/wyoming-satellite/.installed: constraints-satellite.txt bench/satellite.py
 	$(PYTHON) -m venv $(VENV)/wyoming-satellite
 	$(VENV)/wyoming-satellite/bin/python -m pip install -qq --constraint constraints-satellite.txt \
 		wyoming-satellite==$(SATELLITE_VERSION)

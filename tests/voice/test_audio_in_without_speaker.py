@@ -16,11 +16,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from bench.corpus import default_cache
+from bench.lines import find_voice
+from bench.voices import synthesize
 from engine.lang import Lang
 from tests.hostile import run
 from tests.scripting import BOARDS
 from tests.speech_models import whisper_base_dir
-from tests.table import Voice, speak
 from voicehost.audio.samples import SAMPLE_RATE
 from voicehost.audio.wav import write_wav
 from voicehost.mouth import NoSpeaker, speaker
@@ -42,8 +44,9 @@ def test_a_recording_played_without_a_loudspeaker_is_heard_and_answered(
 ) -> None:
     monkeypatch.setattr(speaker, "_make_output", NoOutputDevice)
     silence = np.zeros(SAMPLE_RATE, dtype=np.float32)
-    voice, rng = Voice("rhvoice:bdl"), np.random.default_rng(0)
-    clue, yes = speak("ocean, two", voice, rng), speak("yes", voice, rng)  # yes: in case the host asks back
+    voice, cache = find_voice("rhvoice:bdl"), default_cache()
+    clue = synthesize(voice, "ocean, two", cache_dir=cache)
+    yes = synthesize(voice, "yes", cache_dir=cache)  # in case the host asks back
     recording = tmp_path / "table.wav"
     write_wav(recording, np.concatenate([silence, clue, silence, silence, yes, silence]))
     board = BOARDS / "classic-en.json"

@@ -39,13 +39,15 @@ from typing import Any
 import numpy as np
 import pytest
 
+from bench.corpus import default_cache
+from bench.lines import find_voice
+from bench.voices import TestVoice, synthesize
 from engine.board import Board
 from engine.competitive import CompetitiveGame
 from engine.editions import new_game
 from engine.events import EventType
 from engine.variants import Variants
 from tests.speech_models import whisper_base_dir
-from tests.table import Voice, speak
 from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.ears.recognizers import make_ears
 from voicehost.ears.recordings import CHUNK_SECONDS
@@ -290,7 +292,7 @@ def microphone(room: Room, speaker: RoomSpeaker, mouth: SpeakerMouth, player: Pl
 @dataclass(frozen=True)
 class Case:
     lang: str
-    voice: Voice
+    voice: TestVoice
     stop: str  # what the player says to cut the host short
     card: str  # a hidden card named after the stop
     ask: str  # what makes the host talk for long
@@ -298,10 +300,12 @@ class Case:
 
 
 CASES = [
-    pytest.param(Case("en", Voice("en-us", 150), "stop", "BROCCOLI", "read the board"), id="en-stop"),
-    pytest.param(Case("pt-BR", Voice("pt-br", 150), "para", "BATATA", "ler o tabuleiro"), id="pt-BR-para"),
+    pytest.param(Case("en", find_voice("espeak:en-us"), "stop", "BROCCOLI", "read the board"), id="en-stop"),
+    pytest.param(Case("pt-BR", find_voice("espeak:pt-br"), "para", "BATATA", "ler o tabuleiro"), id="pt-BR-para"),
     # the same with no echo at all (a headset, or echo cancelled before the microphone): this one works
-    pytest.param(Case("en", Voice("en-us", 150), "stop", "BROCCOLI", "read the board", None), id="en-stop-no-echo"),
+    pytest.param(
+        Case("en", find_voice("espeak:en-us"), "stop", "BROCCOLI", "read the board", None), id="en-stop-no-echo"
+    ),
 ]
 CUT_WITHIN_S = TALKING_SLICE_S + 2 * CHUNK_SECONDS
 """From the first sound of "stop" to the loudspeaker falling silent, on the room's clock: the slice of
@@ -326,8 +330,8 @@ def test_stop_over_the_hosts_own_voice(case: Case, ears: Ears) -> None:
     lines, errors = Lines(), io.StringIO()
     mouth = SpeakerMouth(RoomSynthesizer(synthesizer, room), make_output=lambda: speaker, out=lines, err=errors)
     host = Host(game, Prompts.load(board.lang), mouth)
-    rng = np.random.default_rng(1)
-    stop, card = speak(case.stop, case.voice, rng), speak(case.card.lower(), case.voice, rng)
+    stop = synthesize(case.voice, case.stop, cache_dir=default_cache())
+    card = synthesize(case.voice, case.card.lower(), cache_dir=default_cache())
     player = Player(host, mouth, speaker, room, stop, card, case.ask, lines)
     before = len(game.events)
     loop = VoiceLoop(host, ears, mouth=mouth)

@@ -2,19 +2,21 @@
 
 The satellite is the real wyoming-satellite from the package registry (1.0.0, the one PyPI has; it
 pins an old wyoming, so it lives in a venv of its own, made here on first use: `.venv/wyoming-satellite`,
-or the Python that VOICEHOST_SATELLITE_PYTHON names). Its microphone and speaker commands are files
-(tests/satellite_room.py): the players' lines, synthesized by espeak-ng (tests/table.py), are played
-into its microphone in real time, 64 ms at a time, with silence between them; every announcement the
-host sends to its speaker is written out as a WAV.
+or the Python that VOICEHOST_SATELLITE_PYTHON names; bench/satellite.py, which the bench's table uses
+too). Its microphone and speaker commands are files (bench/satellite_room.py): the players' lines,
+synthesized by espeak-ng (the bench's simulated table, bench/players.py), are played into its
+microphone in real time, 64 ms at a time, with silence between them; every announcement the host
+sends to its speaker is written out as a WAV.
 
 `voicehost play --satellite` runs in this process, through the command line's own code (cli.main), with
 the real Whisper base model, the VAD, the voice loop with its echo gate and the host. Only the sand
 timer's clock is the test's (it moves only when the test says, so the timer is deterministic).
 
-The players behave as at a real table (tests/table.py's strategy: clue, guesses, pass, the assassin):
-each line is said once the host has heard everything before it, answered, and stopped talking. No
-assertion reads the wall clock; timeouts are only safety nets. The same commit plays the same game:
-every line starts on a 1024-sample boundary after silence, so the VAD and Whisper get the same samples.
+The players behave as at a real table (bench/players.py: clue, guesses, pass, the assassin, goodbye;
+they answer what the host asks): each line is said once the host has heard everything before it,
+answered, and stopped talking. No assertion reads the wall clock; timeouts are only safety nets. The
+same commit plays the same game: every line starts on a 1024-sample boundary after silence, so the VAD
+and Whisper get the same samples.
 
 One game is played undisturbed; in another the satellite is killed mid-game (SIGKILL to its process
 group: the Raspberry Pi unplugged) and started again: the host says once that it is lost, holds the
@@ -29,10 +31,7 @@ import io
 import json
 import os
 import re
-import signal
 import socket
-import subprocess
-import sys
 import threading
 import time
 import wave
@@ -48,13 +47,25 @@ import voicehost.cli.play
 import voicehost.frontends.satellite
 import voicehost.mouth
 import voicehost.referee.host
+from bench.announcements import Announcements
+from bench.corpus import default_cache
+from bench.lines import find_voice
+from bench.satellite import (
+    SATELLITE_VENV,
+    SATELLITE_VERSION,
+    Room,
+    Satellite,
+    SatelliteTable,
+    SatelliteUnavailable,
+    free_port,
+)
+from bench.satellite import satellite_python as find_satellite_python
 from engine.game import Phase
 from engine.lang import Lang
 from tests.speech_models import whisper_base_dir
-from tests.table import MAX_TRIES, Table, Voice, speak
 from tests.watched import SandClock, WatchedHost, guesses
 from voicehost import cli
-from voicehost.audio.samples import SAMPLE_RATE, Audio, to_pcm16
+from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.ears.recognizers import make_ears
 from voicehost.ears.streams import Ears
 from voicehost.frontends.satellite import SatelliteFrontend
@@ -77,27 +88,17 @@ from voicehost.referee.host import Host
 from voicehost.referee.timer import SandTimer
 
 ROOT = Path(__file__).resolve().parents[2]
-ROOM = ROOT / "tests" / "satellite_room.py"
 BOARD = ROOT / "tests" / "boards" / "classic-en.json"  # blue starts; BUTTERFLY is the assassin
-SATELLITE_VERSION = "1.0.0"
-SATELLITE_VENV = ROOT / ".venv" / "wyoming-satellite"
-VOICE = Voice("en-us", 150)
+VOICE = find_voice("espeak:en-us")
 TIMER_SECONDS = 120
 HOST_WPM = 260
 AWAY_SECONDS = 600  # sand that would run while the satellite is away, were the timer not held
-SETTLE_S = 1.5  # sound the host must have taken in after a line: its end, the VAD's closing silence, a margin
-QUIET_S = 0.6  # silence after the host stops talking before the next line (its echo gate's tail is 0.4 s)
 BUSY_TIMES = 3  # connections found busy before the other server lets the satellite go
 TIMEOUT = 180.0  # a safety net only: no assertion depends on how long anything takes
 EN = Prompts.load(Lang.EN)
 
 
 # ---- the satellite ----------------------------------------------------------------------------------
-
-
-def _satellite_works(python: Path) -> bool:
-    check = [str(python), "-c", "import wyoming_satellite.__main__"]
-    return python.is_file() and subprocess.run(check, capture_output=True, timeout=60).returncode == 0
 
 
 def _needs_wyoming() -> None:
@@ -108,78 +109,12 @@ def _needs_wyoming() -> None:
 def satellite_python() -> Path:
     """A Python that runs wyoming-satellite: VOICEHOST_SATELLITE_PYTHON, or a venv made here once."""
     _needs_wyoming()
-    named = os.environ.get("VOICEHOST_SATELLITE_PYTHON")
-    if named:
-        if not _satellite_works(Path(named)):
-            pytest.fail(f"VOICEHOST_SATELLITE_PYTHON={named} cannot import wyoming_satellite")
-        return Path(named)
-    python = SATELLITE_VENV / "bin" / "python"
-    if _satellite_works(python):
-        return python
-    advice = (
-        f"python3 -m venv {SATELLITE_VENV} && {SATELLITE_VENV}/bin/pip install wyoming-satellite=={SATELLITE_VERSION}"
-    )
     try:
-        venv = [sys.executable, "-m", "venv", str(SATELLITE_VENV)]
-        subprocess.run(venv, check=True, capture_output=True, timeout=120)
-        pip = [str(python), "-m", "pip", "install", "--quiet", f"wyoming-satellite=={SATELLITE_VERSION}"]
-        subprocess.run(pip, check=True, capture_output=True, timeout=600)
-    except (subprocess.SubprocessError, OSError) as exc:
-        pytest.skip(f"wyoming-satellite is not installed and could not be installed ({exc}): {advice}")
-    if not _satellite_works(python):
-        pytest.skip(f"wyoming-satellite does not run: {advice}")
-    return python
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-class Satellite:
-    """wyoming-satellite with the room's microphone and speaker, in a process group of its own; announced
-    on the network (zeroconf) only when given a `zeroconf_name`."""
-
-    def __init__(
-        self, python: Path, port: int, room: Path, log: Path, *, name: str = "kitchen", zeroconf_name: str | None = None
-    ) -> None:
-        self.python, self.port, self.room, self.log = python, port, room, log
-        self.name, self.zeroconf_name = name, zeroconf_name
-        self.process: subprocess.Popen[bytes] | None = None
-        self.starts = 0
-
-    def start(self) -> None:
-        room = f"{sys.executable} {ROOM}"
-        announce = ["--no-zeroconf"] if self.zeroconf_name is None else ["--zeroconf-name", self.zeroconf_name]
-        command = [
-            str(self.python), "-m", "wyoming_satellite", "--name", self.name, *announce,
-            "--uri", f"tcp://{'127.0.0.1' if self.zeroconf_name is None else '0.0.0.0'}:{self.port}",
-            "--mic-command", f"{room} mic {self.room}",
-            "--snd-command", f"{room} snd {self.room} 22050 2 1", "--snd-command-rate", "22050",
-        ]  # fmt: skip
-        with self.log.open("ab") as log:
-            self.process = subprocess.Popen(command, stdout=log, stderr=log, start_new_session=True, cwd=ROOT)
-        self.starts += 1
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:  # listening: a probe connects (and leaves at once)
-            assert self.process.poll() is None, self.log.read_text(errors="replace")[-2000:]
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", self.port)) == 0:
-                    return
-            time.sleep(0.05)
-        raise AssertionError("the satellite never listened")
-
-    def open_files(self) -> int:
-        """How many file descriptors the satellite's process holds (each connection it keeps is one)."""
-        assert self.process is not None
-        return len(os.listdir(f"/proc/{self.process.pid}/fd"))
-
-    def kill(self) -> None:
-        """SIGKILL to the satellite and its microphone and speaker commands: the power cord pulled."""
-        if self.process is not None and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(30)
+        return find_satellite_python()
+    except SatelliteUnavailable as exc:
+        if os.environ.get("VOICEHOST_SATELLITE_PYTHON"):
+            pytest.fail(str(exc))
+        pytest.skip(f"{exc} (python3 -m venv {SATELLITE_VENV} && pip install wyoming-satellite=={SATELLITE_VERSION})")
 
 
 class OtherServer:
@@ -230,50 +165,19 @@ class Outage:
     failed_attempts: int = 0
 
 
-class Harness:
-    """What the players need of the game: the room to speak into, and the host to wait for."""
+class Harness(Room):
+    """The satellite's room (bench/satellite.py), and the host the players wait for; once mid-game, the
+    satellite killed and started again."""
 
     def __init__(self, room: Path, satellite: Satellite, sand: SandClock, *, interrupt: bool) -> None:
-        self.room, self.satellite, self.sand, self.interrupt = room, satellite, sand, interrupt
+        super().__init__(room, lambda: self.host is not None and self.host.finished)
+        self.satellite, self.sand, self.interrupt = satellite, sand, interrupt
         self.host: WatchedHost | None = None
+        self.heard: Announcements | None = None
         self.frontend: SatelliteFrontend | None = None
-        self.lines = 0
         self.outage: Outage | None = None
         self.notices: list[tuple[Any, Any]] = []  # what the frontend was told about the satellite, and its link
         self.busy_notices = 0
-
-    def _until(self, condition: Callable[[], bool], what: str) -> None:
-        deadline = time.monotonic() + TIMEOUT
-        while not condition():
-            assert time.monotonic() < deadline, f"timed out waiting: {what}"
-            time.sleep(0.02)
-
-    def _heard_past(self, seconds: float) -> None:
-        """Wait until the voice loop has taken `seconds` more sound than the satellite has sent so far:
-        everything said before has been heard and answered (the loop takes sound only between utterances)."""
-        assert self.frontend is not None
-        link = self.frontend.link
-        mark = link.received_samples + round(seconds * SAMPLE_RATE)
-        host = self.host
-        assert host is not None
-        self._until(lambda: link.delivered_samples >= mark or host.finished, "the host to take in what was said")
-
-    def quiet(self) -> None:
-        """The host has answered and stopped talking, and a moment of silence has gone by."""
-        assert self.frontend is not None
-        self._heard_past(SETTLE_S)
-        assert self.frontend.voice.wait_idle(TIMEOUT), "the host never stopped talking"
-        self._heard_past(QUIET_S)
-
-    def say(self, audio: Audio) -> None:
-        """One line into the satellite's microphone, then wait for the host's answer."""
-        self.lines += 1
-        name = f"{self.lines:04d}.raw"
-        staged = self.room / name
-        staged.write_bytes(to_pcm16(np.concatenate([audio, np.zeros(SAMPLE_RATE // 2, dtype=np.float32)])))
-        staged.rename(self.room / "say" / name)
-        self._until(lambda: (self.room / "said" / name).exists(), "the microphone to play the line")
-        self.quiet()
 
     def before_line(self) -> None:
         """Mid-game, while a team guesses with the sand running: the satellite is killed and comes back."""
@@ -298,37 +202,6 @@ class Harness:
         assert host.wait_until(lambda: host.back >= 1, TIMEOUT), "the host never said the satellite was back"
         outage.after_back = (host.timer.running, host.timer.seconds_left())
         self.quiet()
-
-
-class SatelliteTable(Table):
-    """tests/table.py's players, speaking into the satellite's room instead of feeding the loop."""
-
-    def __init__(self, host: Host, harness: Harness) -> None:
-        super().__init__(host, VOICE, per_clue=2, assassin_after_turns=1)
-        self.harness = harness
-
-    def _silence(self, seconds: float) -> Iterator[Audio]:
-        yield from ()
-
-    def leave(self) -> None:
-        """The game is over: "goodbye" (Whisper hears espeak-ng's "quit" as "wait"), and "yes" to every
-        question the host asks about it (did you say goodbye? quit now?)."""
-        for _ in range(MAX_TRIES):
-            for _ in self._say("goodbye"):
-                pass
-            for _ in range(MAX_TRIES):
-                if self.host.finished or self.host.question is None:
-                    break
-                for _ in self._say("yes", answer=True):
-                    pass
-            if self.host.finished:
-                return
-
-    def _say(self, text: str, *, answer: bool = False) -> Iterator[Audio]:
-        self.harness.before_line()
-        self.tally.utterances += 1
-        self.harness.say(speak(self.as_said(text, answer=answer), self.voice, self.rng))
-        yield from ()
 
 
 @dataclass
@@ -366,7 +239,7 @@ def play(
     folder = tmp_path / ("interrupted" if interrupt else "held" if held else "undisturbed")
     room = folder / "room"
     room.mkdir(parents=True)
-    satellite = Satellite(satellite_python, _free_port(), room, folder / "satellite.log")
+    satellite = Satellite(satellite_python, free_port(), room, folder / "satellite.log")
     sand = SandClock()
     harness = Harness(room, satellite, sand, interrupt=interrupt)
 
@@ -374,14 +247,18 @@ def play(
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             harness.frontend = self
+            harness.attach(self.link, self.voice)
 
         def _notice(self, notice: Any) -> None:
             super()._notice(notice)
             harness.notices.append((notice, self.link))
 
     class Watched(WatchedHost):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
+        """The real host; the players hear what it says as its mouth receives it."""
+
+        def __init__(self, game: Any, prompts: Any, mouth: Any, **kwargs: Any) -> None:
+            harness.heard = Announcements(forward=mouth.say)
+            super().__init__(game, prompts, harness.heard, **kwargs)
             harness.host = self
 
     monkeypatch.setattr(voicehost.frontends.satellite, "SatelliteFrontend", Frontend)
@@ -401,12 +278,12 @@ def play(
                 assert time.monotonic() < deadline, "the game never started"
                 time.sleep(0.05)
             harness.quiet()  # the host's welcome
-            table = SatelliteTable(harness.host, harness)
-            tallies.append(table.tally)
-            for _ in table.chunks():
-                pass
+            assert harness.heard is not None
             host = harness.host
-            table.leave()
+            table = SatelliteTable(host, harness.heard, [VOICE], harness, cache_dir=default_cache(), planned_turns=1)
+            tallies.append(table.tally)
+            for _ in table.play():  # the game, and goodbye: "yes" to the host's questions about it
+                pass
             assert host.wait_until(lambda: host.finished, TIMEOUT), "the game did not end"
         except BaseException as exc:
             problem.append(f"{type(exc).__name__}: {exc}")
@@ -509,12 +386,13 @@ def test_a_whole_game_through_a_satellite(
     print(f"{game.tally}; {len(game.printed)} announcements, {game.seconds_sent:.1f} s of the host's voice")
     assert game.exit_code == 0, game.errors
     assert game.tally.wrong_reveals == [], "a card was revealed that nobody said"
+    assert game.tally.quit, "the table could not leave by voice"
     kinds = [event["type"] for event in game.events]
     assert kinds[:2] == ["game_started", "clue"]
     assert "guess" in kinds and "turn_ended" in kinds
     assert game.events[-1]["type"] == "game_over"
     assert game.events[-1]["reason"] in ("assassin", "all_found")
-    assert len(game.tally.failures) <= 2, game.tally.failures
+    assert len(game.tally.lost) <= 2, game.tally.lost
     assert {event["event"] for event in game.timer} == {"started"}  # the sand never ran out: its clock is the test's
 
     # every announcement was printed and sent to the satellite's speaker, which played each one whole
@@ -574,7 +452,7 @@ class StandIn:
 
         self.asyncio = asyncio
         self.streams, self.script = streams, script
-        self.port = _free_port()
+        self.port = free_port()
         self.frozen = threading.Event()
         self.received: list[str] = []  # event types from voicehost, pings left out
         self.samples = 0  # speaker samples received
@@ -788,7 +666,7 @@ def test_an_unreachable_satellite_says_what_to_check() -> None:
     _needs_wyoming()
     from voicehost.frontends.wyoming_link import SatelliteLink, SatelliteUnreachable
 
-    port = _free_port()  # nothing listens there
+    port = free_port()  # nothing listens there
     with pytest.raises(SatelliteUnreachable) as raised:
         SatelliteLink("127.0.0.1", port).open()
     assert raised.value.problem == Problem(REFUSED)
@@ -832,7 +710,7 @@ def test_a_satellite_that_is_not_there_stops_the_game_before_it_starts(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _needs_wyoming()
-    port = _free_port()
+    port = free_port()
     command = [
         "play", "--satellite", f"127.0.0.1:{port}", "--board", str(BOARD), "--engine", "whisper",
         "--model", str(whisper_base_dir()), "--save", str(tmp_path / "save.json"), "--display", "none",
@@ -874,7 +752,7 @@ def test_a_busy_satellite_is_told_once_and_taken_once_free(satellite_python: Pat
     """wyoming-satellite answers `describe` while another server holds it, then ignores the connection:
     that is told once however often it is tried, nothing is sent to its speaker, it is not left with a
     half-open connection for each try, and its sound is heard once the other server lets it go."""
-    satellite = Satellite(satellite_python, _free_port(), tmp_path / "room", tmp_path / "satellite.log")
+    satellite = Satellite(satellite_python, free_port(), tmp_path / "room", tmp_path / "satellite.log")
     satellite.start()
     other = OtherServer(satellite.port)
     link = _link(satellite.port, audio_timeout=0.5, retry_seconds=0.1, max_retry_seconds=0.1)
@@ -1130,10 +1008,10 @@ def announced(satellite_python: Path, tmp_path_factory: pytest.TempPathFactory) 
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
         if probe.connect_ex(("224.0.0.251", 5353)) != 0:
             pytest.skip("this machine has no route for multicast: zeroconf cannot announce anything")
-    unique = f"{os.getpid()}-{_free_port()}"
+    unique = f"{os.getpid()}-{free_port()}"
     folder = tmp_path_factory.mktemp("announced")
     satellite = Satellite(
-        satellite_python, _free_port(), folder / "room", folder / "satellite.log",
+        satellite_python, free_port(), folder / "room", folder / "satellite.log",
         name=f"Kitchen {unique}", zeroconf_name=f"voicehost-test-{unique}",
     )  # fmt: skip
     satellite.start()

@@ -1,14 +1,16 @@
 """The room around a test satellite: wyoming-satellite's microphone and speaker commands, with files.
 
-    python tests/satellite_room.py mic FOLDER   # --mic-command: raw 16 kHz 16-bit mono on stdout
-    python tests/satellite_room.py snd FOLDER   # --snd-command: raw PCM on stdin, one WAV per playback
+    python bench/satellite_room.py mic FOLDER   # --mic-command: raw 16 kHz 16-bit mono on stdout
+    python bench/satellite_room.py snd FOLDER   # --snd-command: raw PCM on stdin, one WAV per playback
 
 mic: the room's sound in real time, 1024 samples (64 ms) at a time, as a USB microphone delivers it:
 silence, except when a player speaks. A player speaks by putting a raw PCM file in FOLDER/say/
 (written elsewhere and renamed there, so it is whole); the lowest name is played next and moved to
-FOLDER/said/ once every sample of it has been written. Each file is padded to whole chunks, so every
-utterance starts on a chunk boundary, wherever the satellite's stream was joined. When the satellite
-that ran it is gone, the command ends (its next write fails, or its parent changed).
+FOLDER/said/ once every sample of it has been written, beside NAME.start: when its first chunk was
+written (time.monotonic, the clock every process of the machine shares), so that the players know when
+their speech ended. Each file is padded to whole chunks, so every utterance starts on a chunk boundary,
+wherever the satellite's stream was joined. When the satellite that ran it is gone, the command ends
+(its next write fails, or its parent changed).
 
 snd: everything read from stdin until its end, as FOLDER/played/NNNN.wav (the rate, width and
 channels given after FOLDER, as wyoming-satellite's --snd-command-* say).
@@ -46,6 +48,7 @@ def mic(folder: Path) -> None:
     silence = bytes(CHUNK_BYTES)
     current: Path | None = None
     pending = b""
+    starting = False
     try:
         while os.getppid() == parent:
             if not pending:
@@ -56,9 +59,13 @@ def mic(folder: Path) -> None:
                 if current is not None:
                     pending = current.read_bytes()
                     pending += bytes(-len(pending) % CHUNK_BYTES)
+                    starting = True
             chunk, pending = (pending[:CHUNK_BYTES], pending[CHUNK_BYTES:]) if pending else (silence, b"")
             out.write(chunk)
             out.flush()
+            if starting and current is not None:
+                (said / f"{current.stem}.start").write_text(repr(time.monotonic()), encoding="utf-8")
+                starting = False
             written += 1
             delay = start + written * period - time.monotonic()  # scheduled from the start: no drift
             if delay > 0:
