@@ -91,6 +91,8 @@ def test_a_number_alone_is_never_a_clue_nor_a_penalty(lang: str) -> None:
         ("pt-BR", "não, a pista é fruta", "fruta", 2),
         ("pt-PT", "não, fruta", "fruta", 2),
         ("it", "no, frutta", "frutta", 2),
+        ("pt-BR", "não, apistar fruta 3", "fruta", 3),  # "a pista é" garbled by the ears: a slip of a lead-in
+        ("en", "no, the clu is fruit, 3", "fruit", 3),
     ],
 )
 def test_a_clue_is_corrected_before_the_first_guess_without_penalty(
