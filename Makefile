@@ -14,13 +14,13 @@ VENV_PACKAGE := $(shell $(PYTHON) -c 'import ensurepip' >/dev/null 2>&1 || echo 
 # espeak-ng: the host's voice; libportaudio2: the microphone and the loudspeaker (sounddevice)
 PLAYER_PACKAGES := $(VENV_PACKAGE) espeak-ng libportaudio2
 # sox and the person-like voices (contrib, non-free): the synthetic players; chromium: the browser tests;
-# qemu-user: other processors emulated (tests/test_numerics.py); the emoji font: pictures in screenshots;
+# qemu-user: other processors emulated (tests/system/test_numerics.py); the emoji font: pictures in screenshots;
 # npm: axe-core for the accessibility audit
 TEST_PACKAGES := sox rhvoice rhvoice-brazilian-portuguese rhvoice-english libttspico-utils \
 	mbrola mbrola-br1 mbrola-br4 mbrola-pt1 mbrola-it3 mbrola-us1 mbrola-us2 mbrola-en1 \
 	chromium chromium-driver qemu-user fonts-noto-color-emoji $(if $(shell command -v npm),,npm)
 
-.PHONY: setup models play dev test-models satellite browser test lint bench bench-quick soak screenshots \
+.PHONY: setup models play dev test-models satellite browser test test-fast lint bench bench-quick soak screenshots \
 	constraints clean
 
 # ---- a player: the runtime extras and the Whisper base model -------------------------------------------
@@ -61,11 +61,11 @@ test-models: dev
 	$(BIN)/voicehost models install whisper-base --engine whisper
 	$(BIN)/voicehost models install vosk-ko
 
-# The real wyoming-satellite (tests/test_satellite.py) in a venv of its own: it pins an older wyoming.
-SATELLITE_VERSION := $(shell sed -n 's/^SATELLITE_VERSION = "\(.*\)"/\1/p' tests/test_satellite.py)
+# The real wyoming-satellite (tests/voice/test_satellite.py, bench/satellite.py) in a venv of its own: it pins an older wyoming.
+SATELLITE_VERSION := $(shell sed -n 's/^SATELLITE_VERSION: Final = "\(.*\)"/\1/p' bench/satellite.py)
 satellite: $(VENV)/wyoming-satellite/.installed
 
-$(VENV)/wyoming-satellite/.installed: constraints-satellite.txt tests/test_satellite.py
+$(VENV)/wyoming-satellite/.installed: constraints-satellite.txt bench/satellite.py
 	$(PYTHON) -m venv $(VENV)/wyoming-satellite
 	$(VENV)/wyoming-satellite/bin/python -m pip install -qq --constraint constraints-satellite.txt \
 		wyoming-satellite==$(SATELLITE_VERSION)
@@ -85,6 +85,10 @@ lint: dev
 
 test: lint test-models satellite browser
 	$(BIN)/python -m pytest
+
+# The logic alone (no speech model, browser or real processes), in about a minute: while working.
+test-fast: dev
+	$(BIN)/python -m pytest -m "not voice and not browser and not system and not slow"
 
 # Speed, accuracy and memory, printed as tables (bench/README.md): about an hour on 2 cores; CI runs the quick one.
 bench: test-models

@@ -1,8 +1,10 @@
-"""`python -m bench`: recognition, table talk, latency and memory of the voice host, as Markdown tables.
+"""`python -m bench`: recognition, table talk, latency, memory and whole games of the voice host, as
+Markdown tables.
 
     python -m bench --out bench-results.md   # everything: held-out voices x 3 conditions (hours on 2 cores)
     python -m bench --quick                  # CI: 1 voice per language, clean + babble, a few utterances
     python -m bench --langs en,it --conditions clean,white-10 --sections recognition
+    python -m bench --sections table         # whole games by voice: what a move costs a table
 
 Progress goes to stderr, the tables to stdout (and to --out FILE). Goals are printed with a "goal met?"
 column and never fail the command: it exits 0 unless something crashes.
@@ -11,6 +13,7 @@ column and never fail the command: it exits 0 unless something crashes.
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
 import sys
 import time
@@ -18,15 +21,17 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bench import latency, recognition, resources
+from bench import table as games
 from bench.corpus import Condition, Utterance, corpus, default_cache, voices_of
 from bench.korean import korean_corpus
 from bench.places import place_corpus
+from bench.players import PLANNED_TURNS
 from bench.recognition import HOST, Outcome, Results, TalkOutcome, model_dir, progress
 from bench.report import COMPARISONS, goal_met, header, load_average, percentile, table
 from engine.lang import Lang
 from voicehost.ears.recognizers import make_recognizer
 
-SECTIONS = ("recognition", "latency", "resources")
+SECTIONS = ("recognition", "latency", "resources", "table")
 ENGINES = ("whisper", "baselines", "vosk")
 FULL_CONDITIONS = "clean,babble-10-reverb,white-10"
 QUICK_CONDITIONS = "clean,babble-10-reverb"
@@ -58,18 +63,49 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         help="comma-separated utterance kinds to hear (card, lead-in, clue, command, yes/no, talk, place, "
         "addressed; default all): a section of the recognition table, e.g. card,place",
     )
+    parser.add_argument(
+        "--table-editions", default="classic,duet", help="table: comma-separated editions (classic, duet)"
+    )
+    parser.add_argument(
+        "--table-ways", default="open,addressed", help="table: ways of playing (open; addressed, in Classic)"
+    )
+    parser.add_argument("--table-games", type=int, default=1, help="table: games per row (default 1)")
+    parser.add_argument(
+        "--table-satellite",
+        default="en",
+        help="table: languages also played through a real wyoming-satellite, in real time ('' for none)",
+    )
+    parser.add_argument(
+        "--table-satellite-conditions", help="table: conditions through the satellite (default: the table's)"
+    )
+    parser.add_argument("--table-transcripts", type=Path, help="table: write each game's transcript in this folder")
+    parser.add_argument(
+        "--table-hard-tail", action="store_true", help="table: espeak-ng's held-out voices sit at the table too"
+    )
     parser.add_argument("--cache", type=Path, default=default_cache(), help="where synthesized speech is kept")
+    parser.add_argument(
+        "--calibration",
+        type=Path,
+        help="decide with this calibration.json instead of the shipped one (compare calibrations on the same hearings)",
+    )
     parser.add_argument("--out", type=Path, help="also write the tables to this file")
     options = parser.parse_args(argv)
     try:
         options.langs = [Lang.parse(tag) for tag in _items(options.langs)]
         conditions = options.conditions or (QUICK_CONDITIONS if options.quick else FULL_CONDITIONS)
+        table_conditions = options.conditions or games.CONDITIONS
         options.conditions = [Condition.parse(item) for item in _items(conditions)]
+        options.table_conditions = [Condition.parse(item) for item in _items(table_conditions)]
+        satellite_conditions = options.table_satellite_conditions or table_conditions
+        options.table_satellite_conditions = [Condition.parse(item) for item in _items(satellite_conditions)]
+        options.table_satellite = [Lang.parse(tag) for tag in _items(options.table_satellite)]
     except ValueError as exc:
         parser.error(str(exc))
     options.sections = _choices(parser, "section", options.sections, SECTIONS)
     options.engines = _choices(parser, "engine", options.engines, ENGINES)
     options.latency_paths = _choices(parser, "latency path", options.latency_paths, latency.PATHS)
+    options.table_editions = _choices(parser, "edition", options.table_editions, games.EDITIONS)
+    options.table_ways = _choices(parser, "way of playing", options.table_ways, games.WAYS)
     options.latency_samples = options.latency_samples or (2 if options.quick else 10)
     options.vosk_streams = 3 if options.quick else 16
     default_session = resources.QUICK_SESSION_S if options.quick else resources.SESSION_S
@@ -147,6 +183,10 @@ def held_out(options: argparse.Namespace) -> list[Utterance]:
 
 def main(argv: list[str] | None = None) -> int:
     options = parse(argv)
+    if options.calibration is not None:
+        from voicehost.decision.calibration import Calibration, use
+
+        use(Calibration.from_dict(json.loads(options.calibration.read_text(encoding="utf-8"))))
     started = time.perf_counter()
     out = Output(options.out)
     out.write(header(shlex.join(sys.argv[1:] if argv is None else argv)))
@@ -163,6 +203,10 @@ def main(argv: list[str] | None = None) -> int:
         goals += rows
     if "latency" in options.sections:
         text, rows = _latency(options, engines)
+        out.write(text)
+        goals += rows
+    if "table" in options.sections:
+        text, rows = _table(options, engines)
         out.write(text)
         goals += rows
     for text in sections:
@@ -287,6 +331,49 @@ def _latency(options: argparse.Namespace, engines: Engines) -> tuple[str, list[l
         p90 = None if isinstance(vosk_timings, str) else percentile([t.to_result_ms for t in vosk_timings], 90)
         goals.append(_goal_row("p90 end of speech → result, vosk grammar", p90, latency.VOSK_GOAL_MS, "ms"))
     return latency.tables(whisper_timings, vosk_timings), goals
+
+
+def _table(options: argparse.Namespace, engines: Engines) -> tuple[str, list[list[object]]]:
+    """Whole games by voice (--quick: one short game, the first language, clean, no satellite)."""
+    whisper = engines.get("whisper")
+    if isinstance(whisper, str):
+        return f"## 4. A table: whole games by voice\n\nNot measured: {whisper}", []
+    found = model_dir("whisper-base")
+    assert not isinstance(found, str)
+    turns = games.QUICK_TURNS if options.quick else PLANNED_TURNS
+    if options.quick:
+        chosen = [games.Cell(options.langs[0], "classic", "open", Condition("clean"))]
+    else:
+        chosen = list(games.cells(options.langs, options.table_conditions, options.table_editions, options.table_ways))
+    progress(f"table: {len(chosen)} rows x {options.table_games} games, played faster than real time")
+    rows = games.run(
+        whisper,
+        chosen,
+        games=options.table_games,
+        cache_dir=options.cache,
+        planned_turns=turns,
+        hard_tail=options.table_hard_tail,
+    )
+    notes: list[str] = []
+    satellite = [] if options.quick else options.table_satellite
+    through = [
+        games.Cell(lang, "classic", "open", condition, "satellite")
+        for lang in satellite
+        for condition in options.table_satellite_conditions
+    ]
+    if through:
+        more, notes = games.run_satellite(
+            through,
+            games=options.table_games,
+            model_dir=found,
+            cache_dir=options.cache,
+            planned_turns=turns,
+            hard_tail=options.table_hard_tail,
+        )
+        rows += more
+    if options.table_transcripts is not None:
+        games.write_transcripts(rows, options.table_transcripts)
+    return games.section(rows, notes), games.goals(rows)
 
 
 def _goal_row(

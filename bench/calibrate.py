@@ -2,16 +2,19 @@
 points, and write voicehost/decision/calibration.json.
 
 Every card of the corpus's boards, alone and after a lead-in, is said by the TUNING voices only
-(bench/corpus.py VOICE_ROLES) in each condition asked for, and heard by the Whisper engine as the host
-hears it while guessing; for the card the scores put first, the decision's features
-(voicehost/decision/features.py) and whether that card was the one meant are kept. A logistic model
-(Newton's method, a little L2) gives the probability that the first card is right. The operating points:
-`act` is the lowest probability at which at most one card in 1/WRONG_RATE_AT_ACT acted on at once is not
-the card meant (pooled over voices and conditions: a wrong reveal can be undone, but it costs the
-table); `ask` down to where a card heard with that probability is right at least half the time. Table talk is not
-weighed here: the attention step (voicehost/understanding/talk.py) keeps it from the decision, and the
-recognition tables report what it lets through. The held-out voices are never read here: the recognition
-tables report them.
+(bench/corpus.py VOICE_ROLES) in each condition asked for (and the test board's in more rooms: babble and
+reverb at other levels), and heard by the Whisper engine as the host hears it while guessing, through the
+store of hearings (bench/hearings.py). First the weight of the second signal in the cards' scores is
+chosen (`example_weight`: the likeliest card meant, on the tuning voices that are not espeak-ng's); then,
+for the card the weighed scores put first, the decision's features (voicehost/decision/features.py) and
+whether that card was the one meant are kept. A logistic model (Newton's method, a little L2) gives the
+probability that the first card is right; leave-one-voice-out says what a voice it never saw may expect.
+The operating points: `act` is the lowest probability at which at most one card in 1/WRONG_RATE_AT_ACT
+acted on at once is not the card meant (pooled over voices and conditions: a wrong reveal can be undone,
+but it costs the table); `ask` down to where a card heard with that probability is right at least half
+the time. Table talk is not weighed here: the attention step (voicehost/understanding/talk.py) keeps it
+from the decision, and the recognition tables report what it lets through. The held-out voices are never
+read here: the recognition tables report them.
 """
 
 from __future__ import annotations
@@ -30,12 +33,16 @@ from typing import Any, Final, TypeVar
 import numpy as np
 
 from bench import ROOT
+from bench.calibrate_moves import MovePoints, move_points
 from bench.corpus import Condition, Utterance, audio_of, boards, corpus, default_cache, voices_of
-from bench.places import place_corpus
+from bench.hearings import Hearings
+from bench.places import PLACE_KINDS, place_corpus
 from engine.lang import Lang
-from voicehost.decision import FEATURES, Calibration, evidence
+from voicehost.decision import FEATURES, Calibration, calibration, evidence
 from voicehost.decision.calibration import Logistic
+from voicehost.decision.features import with_examples
 from voicehost.decision.places import placed_move
+from voicehost.ears.heard import Heard
 from voicehost.understanding import Action, Intent, Phase, understand
 from voicehost.understanding.moment import Awaited, ListenMode, Moment
 from voicehost.understanding.positions import Grid
@@ -46,6 +53,9 @@ T = TypeVar("T")
 
 TARGET: Final = ROOT / "voicehost" / "decision" / "calibration.json"
 DEFAULT_CONDITIONS: Final = ("clean", "babble-10-reverb", "white-10")
+EXTRA_CONDITIONS: Final = ("babble-5-reverb", "babble-20-reverb")
+"""Babble and reverb at other levels than 10 dB, on the test board only: the room's noise is a feature, and
+its weight is learned across levels."""
 WRONG_RATE_AT_ACT: Final = 0.005
 """At most one wrong card in 200 acted on at once, on the tuning voices."""
 L2: Final = 0.01
@@ -126,27 +136,115 @@ def _save(store: Path, known: dict[str, Any]) -> None:
     store.write_text(json.dumps(rows), encoding="utf-8")
 
 
+def guess_moment(utterance: Utterance) -> Moment:
+    """The host waiting for a guess on the utterance's board, every card visible."""
+    return Moment(utterance.lang, Awaited.GUESS, visible=tuple(boards(utterance.lang)[utterance.board].cards))
+
+
+def hear_each(
+    recognizer: Any, todo: Sequence[tuple[Utterance, Condition]], cache: Path, what: str
+) -> list[tuple[Utterance, Condition, Heard]]:
+    """Each utterance heard in its condition while the host waits for guesses, on its board: from the
+    store of hearings (`bench.hearings`), recognized where new."""
+    store = Hearings(cache)
+    heard: list[tuple[Utterance, Condition, Heard]] = []
+    started = time.monotonic()
+    for done, (utterance, condition) in enumerate(todo, 1):
+        moment = guess_moment(utterance)
+        heard.append((utterance, condition, store.heard(recognizer, utterance, condition, moment)))
+        if done % 100 == 0:
+            rate = done / max(1e-9, time.monotonic() - started)
+            print(f"[calibrate] {what} {done}/{len(todo)} ({rate:.1f}/s)", file=sys.stderr, flush=True)
+    return heard
+
+
+def sample_of(utterance: Utterance, condition: Condition, heard: Heard, weight: float = 0.0) -> Sample | None:
+    """The features of the card heard first (the second signal weighed in with `weight`) and whether it is
+    the card meant; None when there is no card to weigh (a command or a clue the transcript said plainly,
+    or "pass" first)."""
+    reading = Reading(heard.text, guess_moment(utterance), heard.confidence)
+    said = reading.said
+    if said.intent in (Intent.COMMAND, Intent.CLUE) and said.action is not Action.REPROMPT:
+        return None  # a command or a clue the transcript said plainly: the host weighs no card then
+    found = evidence(heard, reading, replace(calibration(), example_weight=weight))
+    if found is None or found.features is None:
+        return None
+    right = utterance.card is not None and found.top == utterance.card
+    return Sample(utterance.uid, condition.name, found.features.vector(), right)
+
+
+def guesses_heard(
+    recognizer: Any,
+    utterances: Sequence[Utterance],
+    conditions: Sequence[Condition],
+    extra: Sequence[Condition],
+    cache: Path,
+) -> list[tuple[Utterance, Condition, Heard]]:
+    """Every guess in each of `conditions`, and the test board's in each of `extra` (heard once, kept)."""
+    todo = [(u, c) for c in conditions for u in utterances if u.kind in ("card", "lead-in")]
+    todo += [(u, c) for c in extra for u in utterances if u.kind in ("card", "lead-in") and u.board == "test"]
+    return hear_each(recognizer, todo, cache, "guesses")
+
+
 def collect(
     recognizer: Any, utterances: Sequence[Utterance], conditions: Sequence[Condition], cache: Path
 ) -> list[Sample]:
-    """The features of the card heard first, for each guess, in each condition (cached)."""
+    """The features of the card heard first, for each guess, in each condition (heard once, kept)."""
+    found = (sample_of(*item) for item in guesses_heard(recognizer, utterances, conditions, (), cache))
+    return [sample for sample in found if sample is not None]
 
-    def measure(utterance: Utterance, condition: Condition) -> Sample | None:
-        cards = tuple(boards(utterance.lang)[utterance.board].cards)
-        moment = Moment(utterance.lang, Awaited.GUESS, visible=cards)
-        heard = recognizer.recognize(audio_of(utterance, condition, cache), moment)
-        reading = Reading(heard.text, moment, heard.confidence)
-        said = reading.said
-        if said.intent in (Intent.COMMAND, Intent.CLUE) and said.action is not Action.REPROMPT:
-            return None  # a command or a clue the transcript said plainly: the host weighs no card then
-        found = evidence(heard, reading)
-        if found is None or found.features is None:
-            return None  # a command or a clue the transcript said plainly, or "pass" first: no card to weigh
-        right = utterance.card is not None and found.top == utterance.card
-        return Sample(utterance.uid, condition.name, found.features.vector(), right)
 
-    todo = [(u, c) for u in utterances for c in conditions if u.kind in ("card", "lead-in")]
-    return measured("calibration", todo, measure, Sample.from_row, cache)
+EXAMPLE_WEIGHTS: Final = (0.0, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 60.0)
+"""The weights of the second signal tried (nats per unit of its cost)."""
+
+
+def example_weight(heard: Sequence[tuple[Utterance, Condition, Heard]]) -> tuple[float, str]:
+    """The weight of the second signal in the cards' scores: of EXAMPLE_WEIGHTS, the one under which the
+    card meant is likeliest (the softmax of the weighed scores, over every guess whose card was scored) on
+    the tuning voices that are not espeak-ng's own (the examples are said by espeak-ng: its own voices match
+    them far better than any person would); and how often each weight put the card meant first."""
+    likelihood: dict[float, float] = dict.fromkeys(EXAMPLE_WEIGHTS, 0.0)
+    first: dict[float, int] = dict.fromkeys(EXAMPLE_WEIGHTS, 0)
+    counted = 0
+    for utterance, _, said in heard:
+        closed = said.closed
+        if closed is None or utterance.card not in closed.phrases or said.examples is None:
+            continue
+        if utterance.voice.hard_tail:
+            continue
+        counted += 1
+        cards = set(boards(utterance.lang)[utterance.board].cards)
+        logits = {p: v for p, v in zip(closed.phrases, closed.logits, strict=True) if p in cards}
+        for weight in EXAMPLE_WEIGHTS:
+            weighed = with_examples(logits, said.examples, weight)
+            top = max(weighed.values())
+            log_z = top + math.log(sum(math.exp(v - top) for v in weighed.values()))
+            likelihood[weight] += weighed[utterance.card] - log_z
+            first[weight] += max(weighed, key=weighed.__getitem__) == utterance.card
+    best = max(EXAMPLE_WEIGHTS, key=likelihood.__getitem__)
+    summary = ", ".join(f"{w:g}: {first[w]}" for w in EXAMPLE_WEIGHTS)
+    return best, f"card meant first of {counted}, by the second signal's weight: {summary}"
+
+
+def leave_one_voice_out(samples: Sequence[Sample]) -> str:
+    """Each tuning voice decided by a model fitted, and operating points chosen, on the others: how many of
+    its guesses are acted on at once and how many of those are wrong (what a new voice may expect)."""
+    voices = sorted({sample.uid.split("|")[0] for sample in samples})
+    acted = wrong = 0
+    for voice in voices:
+        train = [s for s in samples if s.uid.split("|")[0] != voice]
+        test = [s for s in samples if s.uid.split("|")[0] == voice]
+        bias, weights = fit(train)
+        x = np.asarray([s.features for s in train])
+        act, _ = operating_points(1 / (1 + np.exp(-(x @ weights + bias))), np.asarray([s.right for s in train]))
+        for sample in test:
+            if 1 / (1 + math.exp(-(float(np.dot(sample.features, weights)) + bias))) >= act:
+                acted += 1
+                wrong += not sample.right
+    return (
+        f"leave one voice out ({len(voices)} voices): {acted} of {len(samples)} guesses acted on at once "
+        f"({100 * acted / max(1, len(samples)):.0f} %), {wrong} of them wrong ({100 * wrong / max(1, acted):.2f} %)"
+    )
 
 
 @dataclass(frozen=True)
@@ -217,23 +315,23 @@ def collect_places(
     its name on that board clean: whether the move was taken for a place, its features, and whether the
     card there is the card meant (cached)."""
 
-    def measure(utterance: Utterance, condition: Condition) -> PlaceSample:
-        board = boards(utterance.lang)[utterance.board]
-        grid = Grid(tuple(board.cards), board.grid.columns)
-        moment = Moment(utterance.lang, Awaited.GUESS, visible=tuple(board.cards))
-        heard = recognizer.recognize(audio_of(utterance, condition, cache), moment)
-        said = understand(heard.text, phase=Phase.GUESS, cards=board.cards, lang=utterance.lang, grid=grid)
-        placed = placed_move(heard, said, grid, utterance.lang)
-        features = placed.features.vector() if placed is not None else ()
-        right = placed is not None and placed.card == utterance.card and utterance.kind == "place"
-        place = utterance.kind == "place"
-        return PlaceSample(
-            utterance.uid, condition.name, place, heard.places is not None, placed is not None, features, right
-        )
-
-    places = [(u, c) for u in utterances if u.kind == "place" for c in conditions]
+    places = [(u, c) for c in conditions for u in utterances if u.kind in PLACE_KINDS]
     names = [(u, conditions[0]) for u in utterances if u.kind in ("card", "lead-in") and u.board == "test"]
-    return measured("place", places + names, measure, PlaceSample.from_row, cache)
+    return [place_sample_of(*item) for item in hear_each(recognizer, places + names, cache, "places")]
+
+
+def place_sample_of(utterance: Utterance, condition: Condition, heard: Heard) -> PlaceSample:
+    """Whether the move was taken for a place, its features, and whether the card there is the one meant."""
+    board = boards(utterance.lang)[utterance.board]
+    grid = Grid(tuple(board.cards), board.grid.columns)
+    said = understand(heard.text, phase=Phase.GUESS, cards=board.cards, lang=utterance.lang, grid=grid)
+    placed = placed_move(heard, said, grid, utterance.lang)
+    features = placed.features.vector() if placed is not None else ()
+    place = utterance.kind in PLACE_KINDS
+    right = placed is not None and placed.card == utterance.card and place
+    return PlaceSample(
+        utterance.uid, condition.name, place, heard.places is not None, placed is not None, features, right
+    )
 
 
 def place_model(samples: Sequence[PlaceSample]) -> tuple[Logistic, str]:
@@ -322,6 +420,24 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.calibrate", description=__doc__.split("\n\n")[0])
     parser.add_argument("--langs", default="pt-BR,pt-PT,it,en")
     parser.add_argument("--conditions", default=",".join(DEFAULT_CONDITIONS))
+    parser.add_argument(
+        "--extra-conditions",
+        default=",".join(EXTRA_CONDITIONS),
+        help="more rooms, heard on the test board's guesses only (noise at other levels)",
+    )
+    parser.add_argument("--places", choices=("every", "some"), default="every", help="every place, or five of them")
+    parser.add_argument("--boards", default="test,dealt-101,dealt-202", help="the boards whose guesses are heard")
+    parser.add_argument(
+        "--keep-names", action="store_true", help="keep the shipped calibration's points for the host's name"
+    )
+    parser.add_argument(
+        "--no-examples", action="store_true", help="fit without the second signal (a baseline for the bench)"
+    )
+    parser.add_argument(
+        "--moves-only",
+        action="store_true",
+        help="refit only the moves' points (clue numbers, pass, yes or no), keeping the rest as shipped",
+    )
     parser.add_argument("--quick", action="store_true", help="a few utterances (a smoke test)")
     parser.add_argument("--cache", type=Path, default=default_cache())
     parser.add_argument("--write", action="store_true", help=f"write the fitted calibration to {TARGET}")
@@ -331,51 +447,94 @@ def main(argv: list[str] | None = None) -> int:
 
     langs = [Lang.parse(tag) for tag in options.langs.split(",")]
     conditions = [Condition.parse(name) for name in options.conditions.split(",")]
+    extra = [Condition.parse(name) for name in options.extra_conditions.split(",") if name.strip()]
     recognizer = WhisperRecognizer(require(Manifest.load().get("whisper-base")))
-    utterances = [u for lang in langs for u in corpus(lang, voices_of(lang, "tune"), quick=options.quick)]
-    samples = collect(recognizer, utterances, conditions, options.cache)
+    chosen = set(options.boards.split(","))
+    utterances = [
+        u for lang in langs for u in corpus(lang, voices_of(lang, "tune"), quick=options.quick) if u.board in chosen
+    ]
+    moves = move_points(recognizer, utterances, conditions, options.cache, measured)
+    for line in moves.summaries:
+        print(f"[calibrate] {line}", file=sys.stderr)
+    if options.moves_only:
+        return _write_moves(calibration(), moves, options.write)
+    heard = guesses_heard(recognizer, utterances, conditions, extra, options.cache)
+    if options.no_examples:  # the second signal left out: weighed nothing, its features neutral
+        heard = [(utterance, condition, replace(said, examples=None)) for utterance, condition, said in heard]
+    weight, weight_summary = example_weight(heard) if not options.no_examples else (0.0, "left out (--no-examples)")
+    found = (sample_of(u, c, h, weight) for u, c, h in heard)
+    samples = [sample for sample in found if sample is not None]
     bias, weights = fit(samples)
     x = np.asarray([s.features for s in samples])
     right = np.asarray([s.right for s in samples])
     probabilities = 1 / (1 + np.exp(-(x @ weights + bias)))
     act, ask = operating_points(probabilities, right)
-    name_conditions = conditions[:NAME_CONDITIONS]
-    name_gain, name_ask, name_summary = name_points(
-        collect_names(recognizer, utterances, name_conditions, options.cache)
-    )
-    place_utterances = [u for lang in langs for u in place_corpus(lang, voices_of(lang, "tune"), every=True)]
+    shipped = calibration()
+    if options.keep_names:
+        name_gain, name_ask = shipped.name_gain, shipped.name_ask
+        name_summary = str(shipped.fitted.get("name", "kept"))
+    else:
+        name_gain, name_ask, name_summary = name_points(
+            collect_names(recognizer, utterances, conditions[:NAME_CONDITIONS], options.cache)
+        )
+    every = options.places == "every"
+    place_utterances = [u for lang in langs for u in place_corpus(lang, voices_of(lang, "tune"), every=every)]
     placed, place_summary = place_model(
         collect_places(recognizer, place_utterances + utterances, conditions[:PLACE_CONDITIONS], options.cache)
     )
     voices = sorted({u.voice.id for u in utterances})
     fitted = {
-        "command": "python -m bench.calibrate --write",
+        "command": " ".join(["python -m bench.calibrate", *(argv if argv is not None else sys.argv[1:])]),
         "date": time.strftime("%Y-%m-%d"),
         "voices": voices,
         "conditions": [c.name for c in conditions],
+        "extra_conditions": [f"{c.name} (test board)" for c in extra],
         "samples": len(samples),
         "first_card_right": round(float(right.mean()), 3),
         "at_act": f"{int((probabilities >= act)[right].sum())} of {int(right.sum())} right cards acted on at once",
+        "held_out_voices_of_the_tuning_set": leave_one_voice_out(samples),
+        "examples": weight_summary,
         "name": name_summary,
         "place": place_summary,
+        "moves": list(moves.summaries),
     }
-    calibration = Calibration(
+    calibration_fitted = Calibration(
         bias=bias,
         weights=tuple(float(w) for w in weights),
         act=round(act, 4),
         ask=round(ask, 4),
-        answer_share=0.9,
-        pass_share=0.9,
+        answer_share=moves.answer_share,
+        pass_share=moves.pass_share,
+        number_sure=moves.number_sure,
         name_gain=round(name_gain, 3),
         name_ask=round(name_ask, 3),
         fitted=fitted,
         place=placed,
+        example_weight=weight,
     )
-    text = json.dumps(calibration.to_dict(), indent=1)
+    text = json.dumps(calibration_fitted.to_dict(), indent=1)
     print(text)
-    for name, weight in zip(FEATURES, weights, strict=True):
-        print(f"{name:10} {weight:+.3f}", file=sys.stderr)
+    for name, value in zip(FEATURES, weights, strict=True):
+        print(f"{name:14} {value:+.3f}", file=sys.stderr)
     if options.write:
+        TARGET.write_text(text + "\n", encoding="utf-8")
+        print(f"[calibrate] written to {TARGET}", file=sys.stderr)
+    return 0
+
+
+def _write_moves(shipped: Calibration, moves: MovePoints, write: bool) -> int:
+    """The shipped calibration with the moves' points refitted (`--moves-only`)."""
+    fitted = {**shipped.fitted, "moves": list(moves.summaries)}
+    refitted = replace(
+        shipped,
+        number_sure=moves.number_sure,
+        pass_share=moves.pass_share,
+        answer_share=moves.answer_share,
+        fitted=fitted,
+    )
+    text = json.dumps(refitted.to_dict(), indent=1)
+    print(text)
+    if write:
         TARGET.write_text(text + "\n", encoding="utf-8")
         print(f"[calibrate] written to {TARGET}", file=sys.stderr)
     return 0

@@ -1,5 +1,5 @@
 """The Korean vosk corpus: the only vosk model a package registry ships is Korean, so the vosk path is
-measured (and tested, tests/test_vosk_engine.py) on espeak-ng's Korean voice saying the nouns of a small
+measured (and tested, tests/voice/test_vosk_engine.py) on espeak-ng's Korean voice saying the nouns of a small
 grammar, and words outside it, with other common nouns as the grammar's fillers.
 
 Kept apart from bench/corpus.py, whose utterances are game moves in pt, it and en on real boards: Korean
@@ -39,10 +39,10 @@ __all__ = [
 ]
 
 KOREAN_VOICE: Final = TestVoice("espeak:ko", "ko", "espeak", "ko")
-"""espeak-ng's Korean at its default speed (175 words per minute), as tests/test_vosk_engine.py speaks."""
+"""espeak-ng's Korean at its default speed (175 words per minute), as tests/voice/test_vosk_engine.py speaks."""
 
 KOREAN_NOUNS: Final = ("고양이", "자동차", "병원", "지하철", "피아노", "운동장", "코끼리", "도서관")
-"""The grammar of tests/test_vosk_engine.py: cat, car, hospital, subway, piano, playground, elephant, library."""
+"""The grammar of tests/voice/test_vosk_engine.py: cat, car, hospital, subway, piano, playground, elephant, library."""
 KOREAN_MEANINGS: Final = ("CAT", "CAR", "HOSPITAL", "SUBWAY", "PIANO", "PLAYGROUND", "ELEPHANT", "LIBRARY")
 KOREAN_OOV: Final = (
     "사과", "커피", "안녕하세요", "학교", "컴퓨터", "우체국", "할머니", "선생님", "바나나", "감사합니다",
@@ -81,7 +81,7 @@ filler model of the Korean grammar (`Moment.fillers`), as the decks are for pt, 
 as many as go into theirs (`vosk_engine.MAX_FILLERS`, 400). Written by topic, then left out: 8 the
 model does not know, and 병, 코, 이 and 피, part of a card. None is, contains or is contained in a card
 of KOREAN_NOUNS or a word of KOREAN_OOV: those have to be rejected because the fillers compete with
-the cards, not because they are fillers themselves (tests/test_vosk_engine.py checks it)."""
+the cards, not because they are fillers themselves (tests/voice/test_vosk_engine.py checks it)."""
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,7 @@ KOREAN_PLACES: Final = {
 """A place said as its row's and its column's numbers ("이 삼": row 2, column 3), as the stand-in for
 the place phrases a vosk model of the game's language holds (the project has no Korean game: the Korean
 model is the only vosk model here). espeak-ng's Korean voice is heard right in 13 of the 25 (the other
-Korean phrasings tried did worse: tests/test_unheard.py)."""
+Korean phrasings tried did worse: tests/voice/test_unheard.py)."""
 
 
 def korean_corpus(*, quick: bool = False) -> list[KoreanWord]:

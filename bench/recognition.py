@@ -21,11 +21,15 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
+from bench import misses
 from bench.corpus import Condition, Utterance, audio_of, boards
+from bench.hearings import Hearings
 from bench.korean import KOREAN_FILLERS, KOREAN_NOUNS, KoreanWord, korean_audio, korean_moment
+from bench.places import PLACE_KINDS
 from bench.report import percent, table
 from engine.lang import Lang
 from voicehost.audio.samples import Audio
+from voicehost.decision import decide
 from voicehost.ears.heard import Heard, Recognizer
 from voicehost.referee.attention import Attention
 from voicehost.referee.take_up import take_up
@@ -43,6 +47,7 @@ from voicehost.understanding import (
 )
 from voicehost.understanding.moment import Awaited, ListenMode, Moment
 from voicehost.understanding.positions import Grid
+from voicehost.understanding.reading import Reading
 from voicehost.understanding.talk import spoken_host_name
 
 HOST: Final = "whisper-base, host"
@@ -227,16 +232,18 @@ def hear_all(
     prompted: bool,
 ) -> list[Hearing]:
     """Every utterance in every condition through Whisper in the host's moment (and the prompted
-    baseline for guesses): the evidence every table below is read from."""
+    baseline for guesses): the evidence every table below is read from. What the host path heard is
+    kept on disk (`bench.hearings`): a rerun with the same ears decides again without hearing again."""
+    store = Hearings(cache_dir)
     hearings: list[Hearing] = []
     for condition in conditions:
         started = time.perf_counter()
         for utterance in utterances:
-            audio = audio_of(utterance, condition, cache_dir)
             where = situation(utterance)
-            heard = recognizer.recognize(audio, where.moment)
+            heard = store.heard(recognizer, utterance, condition, where.moment)
             text = None
             if prompted and utterance.kind in GUESS_KINDS:
+                audio = audio_of(utterance, condition, cache_dir)
                 text = prompted_transcript(recognizer, audio, where.cards, utterance.lang)
             hearings.append(Hearing(utterance, condition.name, heard, text))
         progress(f"whisper {condition.name}: {len(utterances)} utterances in {time.perf_counter() - started:.0f} s")
@@ -278,6 +285,7 @@ class Results:
     ways: dict[tuple[str, str], Tally] = field(default_factory=dict)  # (listening, how said) -> Outcome
     mistakes: dict[str, list[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    voices: dict[tuple[str, str, str, str], misses.VoiceTally] = field(default_factory=dict)  # bench.misses
 
     def tally(self, engine: str, lang: str, condition: str, kind: str) -> Tally:
         return self.moves.setdefault((engine, lang, condition, kind), Tally())
@@ -343,6 +351,11 @@ def score_whisper(hearings: Sequence[Hearing], results: Results) -> None:
         )
         moved = outcome(said, attention, understood, lang)
         results.tally(HOST, lang.value, hearing.condition, said.kind).add(moved)
+        if said.card is not None and places is not None:
+            on_board = Moment(lang, Awaited.GUESS, visible=where.board, grid=places)
+            decided = decide(heard, Reading(heard.text, on_board, heard.confidence))
+            acted = decided.action is Action.ACCEPT and isinstance(decided, HeardGuess) and decided.card == said.card
+            _record_voice(results, hearing, moved, places, acted)
         if moved in (Outcome.WRONG_REVEAL, Outcome.WRONG_OTHER):
             results.wrong(HOST, where_heard, said, understood)
         plain = exact_move(heard.text, lang, where.cards, guessing=where.guessing)
@@ -352,6 +365,34 @@ def score_whisper(hearings: Sequence[Hearing], results: Results) -> None:
             results.tally(PROMPTED, lang.value, hearing.condition, said.kind).add(
                 outcome(said, Attention.TAKE, prompted, lang)
             )
+
+
+def _record_voice(results: Results, hearing: Hearing, moved: Outcome, grid: Grid, decided: bool) -> None:
+    """The per-voice tally of a guess or a place: the scorer's first card beside what the host did."""
+    said, heard = hearing.utterance, hearing.heard
+    assert said.card is not None
+    fused = None
+    if said.kind in PLACE_KINDS:
+        first = misses.place_scored_first(heard, said.card, grid, said.lang)
+        group, by_example, gated = misses.PLACES, None, heard.places is not None
+    else:
+        first = misses.scored_first(heard, said.card, grid.cards, said.lang)
+        group, by_example, gated = misses.NAMES, misses.example_first(heard, said.card, grid.cards), False
+        if by_example is not None:
+            fused = misses.scored_first(heard, said.card, grid.cards, said.lang, fused=True)
+    misses.record(
+        results.voices,
+        lang=said.lang,
+        voice=said.voice.id,
+        condition=hearing.condition,
+        group=group,
+        outcome=moved.value,
+        first=first,
+        by_example=by_example,
+        fused=fused,
+        gated=gated,
+        decided=decided,
+    )
 
 
 def run_vosk(
@@ -465,8 +506,11 @@ def tables(results: Results) -> str:
         table(MOVE_HEADERS, rows),
     ]
     parts += ["", talk_table(results)]
-    if any(key[3] == "place" for key in results.moves):
+    if any(key[3] in PLACE_KINDS for key in results.moves):
         parts += ["", places_table(results)]
+    for group in (misses.NAMES, misses.PLACES):
+        if any(key[3] == group for key in results.voices):
+            parts += ["", misses.voices_table(results.voices, group)]
     for engine, lines in results.mistakes.items():
         shown = lines[:MISTAKES_SHOWN]
         parts += ["", f"Wrong moves, {engine} ({len(lines)}; the first {len(shown)}):", ""]
@@ -480,10 +524,10 @@ def places_table(results: Results) -> str:
     """Places beside names (bench/places.py): right intent (the card meant, at once or asked back) and at
     once, per language, host path, every condition pooled."""
     rows: list[list[object]] = []
-    langs = sorted({key[1] for key in results.moves if key[0] == HOST and key[3] == "place"})
+    langs = sorted({key[1] for key in results.moves if key[0] == HOST and key[3] in PLACE_KINDS})
     for lang in (*langs, None):
         row: list[object] = [lang or "**all**"]
-        for kinds in (("card",), ("lead-in",), ("place",)):
+        for kinds in (("card",), ("lead-in",), ("place",), ("place-lead-in",)):
             summed = Tally()
             for (engine, heard_lang, _, kind), tally in results.moves.items():
                 if engine == HOST and kind in kinds and lang in (None, heard_lang):
@@ -497,10 +541,11 @@ def places_table(results: Results) -> str:
             "### Places beside names (Whisper base, host path, held-out voices)",
             "",
             'A card named by its place on the test board (`bench/places.py`: "row two column three", the column\'s '
-            'letter and the row\'s number said as words, and the label as written, "C2"), beside the same voices '
-            "naming cards. Cells: right intent % (the card meant, at once or asked back) / at once % (utterances).",
+            'letter and the row\'s number said as words, and the label as written, "C2"; and the label after a '
+            'lead-in, "I think it\'s C2"), beside the same voices naming cards. Cells: right intent % (the card '
+            "meant, at once or asked back) / at once % (utterances).",
             "",
-            table(["language", "cards alone", "cards after a lead-in", "places"], rows),
+            table(["language", "cards alone", "cards after a lead-in", "places alone", "places after a lead-in"], rows),
         ]
     )
 

@@ -1,9 +1,13 @@
-"""Shared helpers: boards written out by hand, the way a rulebook prints them."""
+"""Shared helpers: boards written out by hand, the way a rulebook prints them; and the markers that say
+which tests need more than the code (tests/voice: real speech models on real audio; tests/browser: a
+real chromium; tests/system: real processes, sockets, files and emulated processors). `make test-fast`
+leaves those out; `make test` runs everything."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -165,3 +169,14 @@ def classic_board() -> Board:
 @pytest.fixture
 def pictures_board() -> Board:
     return competitive_board(PICTURES_SPEC, lang=Lang.EN, edition=Edition.PICTURES)
+
+
+KINDS = ("voice", "browser", "system")
+"""Folders of tests/ whose tests are marked with the folder's name."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        folder = Path(str(item.path)).parent.name
+        if folder in KINDS:
+            item.add_marker(getattr(pytest.mark, folder))

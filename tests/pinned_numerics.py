@@ -6,7 +6,7 @@ kernels by the processor's instruction sets, and int8 products give other number
 5 in 25 on an AVX-512 one). Every test computes as an AVX2 processor does, the baseline of every CI
 machine: oneDNN and CTranslate2's own kernels, OpenBLAS (numpy's products) and numpy's loops. Set before
 numpy or CTranslate2 is imported, for the tests and every subprocess they start. Checked bit for bit
-under `qemu-x86_64 -cpu EPYC-Milan` (tests/test_numerics.py).
+under `qemu-x86_64 -cpu EPYC-Milan` (tests/system/test_numerics.py).
 """
 
 from __future__ import annotations

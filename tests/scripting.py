@@ -1,6 +1,6 @@
 """Scripted games as data, and the real CLI to play them: shared by the tests that play scripts.
 
-A script (``tests/scripts/*.txt``, format in ``tests/test_scripted_games.py``) is parsed into a
+A script (``tests/scripts/*.txt``, format in ``tests/system/test_scripted_games.py``) is parsed into a
 `Script`, its lines said to the host the addressed way (``--listen addressed``, the host's name first)
 unless the script chooses ``--listen`` itself; `run_cli` plays it with ``voicehost play --text`` in a
 subprocess. For the crash tests: `probe` plays a script in-process through the same CLI, one utterance

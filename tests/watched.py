@@ -1,8 +1,8 @@
 """What the tests that play a whole game by voice against the real host share: the sand timer's clock,
 which they move by hand, and the host the players watch to know when they may speak.
 
-Used by tests/test_faults_in_game.py (a microphone unplugged, the voice breaking) and
-tests/test_satellite.py (the satellite killed mid-game).
+Used by tests/system/test_faults_in_game.py (a microphone unplugged, the voice breaking) and
+tests/voice/test_satellite.py (the satellite killed mid-game).
 """
 
 from __future__ import annotations

@@ -12,11 +12,12 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import Any
 
+from engine.lang import Lang
 from voicehost.decision.features import FEATURES, GuessFeatures
 
 
@@ -37,13 +38,14 @@ class Logistic:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], where: str = "the calibration") -> Logistic:
         weights = data["weights"]
-        missing = [name for name in FEATURES if name not in weights]
-        if missing:
-            raise ValueError(f"{where} has no weight for {', '.join(missing)}")
+        known = [name for name in weights if name in FEATURES]
+        if len(known) < len(weights) or not known:
+            raise ValueError(f"{where} weighs features the decision does not compute: {', '.join(weights)}")
+        # a feature the model was fitted without weighs nothing (a calibration fitted before it was added)
         act, ask = float(data["act"]), float(data["ask"])
         if not 0.0 <= ask <= act <= 1.0:
             raise ValueError(f"{where}'s operating points must be 0 <= ask <= act <= 1, not {ask} and {act}")
-        return cls(float(data["bias"]), tuple(float(weights[name]) for name in FEATURES), act, ask)
+        return cls(float(data["bias"]), tuple(float(weights.get(name, 0.0)) for name in FEATURES), act, ask)
 
     def to_dict(self) -> dict[str, Any]:
         weights = dict(zip(FEATURES, self.weights, strict=True))
@@ -67,6 +69,14 @@ class Calibration:
     name_ask: float  # ...from which it is asked back as if said to the host, hedged (below `name_gain`)
     fitted: Mapping[str, Any]  # what it was fitted on, for the record
     place: Logistic | None = None  # None: a place heard only by the scores is asked back, never acted on
+    example_weight: float = 0.0  # nats a card loses per unit of its examples' cost above the best card's
+    number_sure: float = 0.9  # a clue is taken at once from this share of the belief in its number
+    by_lang: Mapping[str, Logistic] = field(default_factory=dict)  # a language's own guess model, where fitted
+
+    def guess_model(self, lang: Lang) -> Logistic:
+        """The model that weighs a card named by its name in `lang`: the language's own where the tuning data
+        supported one, else the one fitted on every language."""
+        return self.by_lang.get(lang.value) or Logistic(self.bias, self.weights, self.act, self.ask)
 
     def probability(self, features: GuessFeatures) -> float:
         return _logistic(self.bias, self.weights, features)
@@ -85,6 +95,12 @@ class Calibration:
             name_ask=float(data.get("name", {}).get("ask", math.inf)),
             fitted=dict(data.get("fitted", {})),
             place=Logistic.from_dict(data["place"], "the place calibration") if "place" in data else None,
+            example_weight=float(data.get("examples", {}).get("weight", 0.0)),
+            number_sure=float(data.get("clues", {}).get("number_sure", 0.9)),
+            by_lang={
+                lang: Logistic.from_dict(model, f"the {lang} guess calibration")
+                for lang, model in data.get("guess_by_lang", {}).items()
+            },
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -94,11 +110,28 @@ class Calibration:
             "commands": {"answer_share": self.answer_share, "pass_share": self.pass_share},
             "name": {"gain": self.name_gain, "ask": self.name_ask},
             **({"place": self.place.to_dict()} if self.place is not None else {}),
+            "examples": {"weight": self.example_weight},
+            "clues": {"number_sure": self.number_sure},
+            **({"guess_by_lang": {k: v.to_dict() for k, v in self.by_lang.items()}} if self.by_lang else {}),
         }
 
 
-@cache
+_chosen: list[Calibration] = []
+
+
 def calibration() -> Calibration:
+    """The calibration the host decides with: the one that ships with it (package data), unless the bench
+    chose another (`use`) to compare calibrations on the same hearings."""
+    return _chosen[-1] if _chosen else shipped()
+
+
+def use(model: Calibration | None) -> None:
+    """Decide with `model` from now on (None: the shipped calibration again)."""
+    _chosen[:] = [model] if model is not None else []
+
+
+@cache
+def shipped() -> Calibration:
     """The calibration that ships with the host (package data)."""
     text = resources.files("voicehost.decision").joinpath("calibration.json").read_text(encoding="utf-8")
     return Calibration.from_dict(json.loads(text))

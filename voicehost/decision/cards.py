@@ -17,7 +17,7 @@ from typing import Final
 
 from engine.lang import Lang
 from voicehost.decision.calibration import Calibration
-from voicehost.decision.features import GuessFeatures
+from voicehost.decision.features import GuessFeatures, with_examples
 from voicehost.decision.places import PlaceEvidence, placed_move
 from voicehost.ears.heard import ClosedSet, Heard
 from voicehost.understanding import (
@@ -51,18 +51,19 @@ def card_verdict(heard: Heard, reading: Reading, model: Calibration) -> Understa
     if isinstance(said, OffGrid) or (isinstance(said, HeardGuess) and said.place):
         return said
     cards = moment.cards
-    found = evidence(heard, reading)
+    found = evidence(heard, reading, model)
     if found is None:
         return said
     if found.features is None:
         return _command(heard, said, found.top, found.shares[found.top], moment.lang, moment.answering, model)
-    probability = model.probability(found.features)
+    guess = model.guess_model(moment.lang)  # the language's own model where one was fitted
+    probability = guess.probability(found.features)
     offered = tuple(
         Candidate(card, round(100 * found.shares[card], 1))
         for card in sorted((c for c in found.shares if c in cards), key=lambda c: -found.shares[c])
         if found.shares[card] >= ALTERNATIVE_SHARE or card == found.top
     )[:MAX_CANDIDATES]
-    return _verdict(heard, probability, model.act, model.ask, found.top, offered)
+    return _verdict(heard, probability, guess.act, guess.ask, found.top, offered)
 
 
 def _verdict(
@@ -98,15 +99,16 @@ class Evidence:
     features: GuessFeatures | None  # None when the phrase first is "yes", "no" or "pass"
 
 
-def evidence(heard: Heard, reading: Reading) -> Evidence | None:
-    """The scores of the phrases that may be meant now, with what was heard before added in; None when
-    the engine scored nothing that covers these cards (the transcript alone is read then)."""
+def evidence(heard: Heard, reading: Reading, model: Calibration) -> Evidence | None:
+    """The scores of the phrases that may be meant now, with the second signal weighed in by `model`
+    and what was heard before added in; None when the engine scored nothing that covers these cards
+    (the transcript alone is read then)."""
     moment = reading.moment
     cards = moment.cards
     closed = _restricted(heard.closed, cards, moment.lang, moment.answering)
     if closed is None:
         return None
-    logits = dict(zip(closed.phrases, closed.logits, strict=True))
+    logits = with_examples(dict(zip(closed.phrases, closed.logits, strict=True)), heard.examples, model.example_weight)
     for card, share in moment.before:  # what was heard before counts: a repeated card adds up
         if card in logits:
             logits[card] += math.log(max(share, 1e-6))

@@ -13,6 +13,7 @@ import math
 from typing import Final
 
 from engine.lang import Lang
+from voicehost.decision.calibration import calibration
 from voicehost.ears.heard import ClueNumbers, Heard
 from voicehost.understanding import (
     Action,
@@ -31,10 +32,6 @@ from voicehost.understanding.sides import side_first
 
 AGREEMENT_CONFIDENCE: Final = 0.95
 """A clue number the transcript and the scores agree on."""
-NUMBER_SURE: Final = 0.9
-"""A clue is taken at once (announced, and correctable before the first guess) when its number has this
-share of the belief, or the transcript says the same number: the whole table heard the word, so the word
-is not what is asked back (a word that seems to break a rule is asked back by the referee)."""
 NUMBER_FLOOR: Final = 0.5
 """When the transcript has no number of its own, one of the scored numbers must have this share of
 the belief for the utterance to be taken for a clue at all ("ripeti" is not a clue for 7)."""
@@ -51,15 +48,14 @@ def clue_verdict(heard: Heard, reading: Reading) -> Understanding:
     number_words = {normalize(phrase, lang) for phrase, _ in spoken_numbers(lang)}
     if alone.intent is Intent.COMMAND or normalize(numbers.word, lang) in number_words or numbers.word.isdigit():
         return said  # "un musicato" is not the clue "un"
-    value, share = _best(numbers)
     transcribed = said.clue if isinstance(said, HeardClue) else None
+    value, share = _best(numbers)
     rest = numbers.whole_logprob - numbers.word_logprob
     if transcribed is None and (share < NUMBER_FLOOR or rest - numbers.logprobs[0] > NONE_GAP):
         # no number stands out, or none explains the rest of the audio as well as the free transcript
         # does ("di petti" is not the clue "di, 4"): not taken for a clue
         return said
-    if transcribed is not None and transcribed.number == value:
-        share = max(share, AGREEMENT_CONFIDENCE)
+    value, share = clue_share(numbers, transcribed)
     said_word = within_move(numbers.word, reading.text, lang)  # "Foust, Music": the host's name, garbled
     if reading.claimed is not None:  # "A, touro": the side said first is no part of the clue
         first = side_first(said_word, lang)
@@ -68,7 +64,9 @@ def clue_verdict(heard: Heard, reading: Reading) -> Understanding:
     if word is None:
         return said
     confidence = min(math.exp(numbers.word_logprob / max(1, numbers.word_tokens)), share)
-    action = Action.ACCEPT if share >= NUMBER_SURE else Action.CONFIRM
+    # taken at once (announced, correctable before the first guess) from the calibrated share: the whole
+    # table heard the word, so the word is not what is asked back (one that seems to break a rule is)
+    action = Action.ACCEPT if share >= calibration().number_sure else Action.CONFIRM
     written = f"{numbers.word} {'∞' if value is None else value}"  # the words as understood: the number as scored
     return HeardClue(written, action, confidence, SpokenClue(word, value, spelled), by_ear=True)
 
@@ -82,6 +80,15 @@ def within_move(words: str, move: str, lang: Lang) -> str:
         if said[skip:] == moved[: len(said) - skip] and len(raw) == len(said):
             return " ".join(raw[skip:])
     return words
+
+
+def clue_share(numbers: ClueNumbers, transcribed: SpokenClue | None) -> tuple[int | None, float]:
+    """The clue's number, and the share of the belief the clue is taken on: the number scored first's, or
+    AGREEMENT_CONFIDENCE when the transcript says the same number (two readings agree)."""
+    value, share = _best(numbers)
+    if transcribed is not None and transcribed.number == value:
+        share = max(share, AGREEMENT_CONFIDENCE)
+    return value, share
 
 
 def _best(numbers: ClueNumbers) -> tuple[int | None, float]:

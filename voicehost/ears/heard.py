@@ -31,6 +31,15 @@ class ClosedSet:
 
 
 @dataclass(frozen=True)
+class ByExample:
+    """The second signal (`voicehost.ears.examples`): each phrase's cost when its examples, said by the
+    host's own voices, are aligned with the utterance's sounds (mean distance, 0 alike), best first."""
+
+    phrases: tuple[str, ...]
+    costs: tuple[float, ...]
+
+
+@dataclass(frozen=True)
 class ClueNumbers:
     """A clue's number as the ears heard it: every way of saying a number scored after the clue's word
     (a free transcript of "città, due" is often "città tu e"). Best first."""
@@ -63,6 +72,8 @@ class Heard:
     timings: tuple[tuple[str, float], ...] = ()  # (stage, ms): encode, transcript, scores, priors
     name_gain: float | None = None  # log P(the host's name, then the transcript) - log P(the transcript) (Whisper)
     name_words: int = 0  # how many of the transcript's first words that reading takes for the name ("FOST, music 2")
+    examples: ByExample | None = None  # the cards aligned with examples of them said by the host's voices (Whisper)
+    snr_db: float | None = None  # how far the speech stands above the noise under it, estimated (Whisper)
     numbers: ClueNumbers | None = None  # a clue's number scored after its word (Whisper, while a clue is awaited)
     stops: ClosedSet | None = None  # the stop phrases scored as transcripts (Whisper, while the host talks)
 

@@ -30,7 +30,7 @@ FLATNESS_SMOOTHING_FRAMES: Final = 5
 SPEECH_MAX_FLATNESS: Final = 0.5
 """A voice's smoothed spectral flatness is at most this (geometric over arithmetic mean, 0..1).
 
-Tuned on the spans of the words vosk-ko heard (154 in tests/test_fuzz.py's noises, alone and with
+Tuned on the spans of the words vosk-ko heard (154 in tests/system/test_fuzz.py's noises, alone and with
 quiet around them; 221 in espeak-ng ko speech: card words in four voices, clean, trimmed tight and
 in white noise at 20, 10 and 5 dB SNR, and five sentences): white, Gaussian and rail-to-rail noise
 0.86-0.89 at any level; speech 0.00-0.17 clean or at 20 dB SNR, up to 0.31 at 10 dB and 0.80 at

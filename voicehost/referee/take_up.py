@@ -10,7 +10,9 @@ move asked back is never acted on at once).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cache
 
+from engine.lang import Lang
 from voicehost.decision import calibration, decide
 from voicehost.ears.heard import Heard
 from voicehost.referee.attention import Attention, attend, hedged
@@ -22,11 +24,13 @@ from voicehost.understanding import (
     NotUnderstood,
     Understanding,
     match_card,
+    normalize,
 )
 from voicehost.understanding.clues import correction_in
 from voicehost.understanding.moment import Moment
+from voicehost.understanding.positions import lettered_phrases, position_phrases
 from voicehost.understanding.reading import Reading
-from voicehost.understanding.results import KEY_REQUESTS, HeardCorrection, HeardSide
+from voicehost.understanding.results import HeardCorrection, HeardSide
 from voicehost.understanding.sides import side_first
 from voicehost.understanding.talk import Form, content_words, form_of
 
@@ -66,10 +70,14 @@ def take_up(heard: Heard, moment: Moment) -> TakenUp:
         # a clue heard through its number's scores is judged on the words as understood ("città 2"), not
         # on the garbled transcript ("città tu e")
         form = replace(form, talk=form_of(understood.heard, moment.lang, moment.host_names).talk)
+    if isinstance(understood, HeardGuess) and understood.place and form.talk and _place_words_only(reading):
+        form = replace(form, talk=False)  # "C₂. C₁. C": a place Whisper wrote out again, not talk
     if named is Attention.ASK_BACK and isinstance(understood, NotUnderstood):
         form = replace(form, addressed=False)  # likely said to the host, but nothing to ask back about
-    if isinstance(understood, HeardCommand) and understood.command in KEY_REQUESTS:
-        form = replace(form, talk=False)  # "Host, is OCEAN allowed?" is a request, not talk
+    if isinstance(understood, HeardCommand):
+        # "Host, is OCEAN allowed?" is a request, not talk; "Saier do jogo." is "sair do jogo" garbled: a
+        # command is read from the whole line (its phrase, or a slip from it), never from inside talk
+        form = replace(form, talk=False)
     if isinstance(understood, HeardCorrection | HeardSide):
         form = replace(form, talk=False)  # "no, fruit": the spymaster correcting the clue; "player A": no talk
     move_shaped = _move_shaped(form, understood, reading)
@@ -150,3 +158,19 @@ def _lone_card(understood: Understanding, reading: Reading) -> bool:
         return False
     typed = reading.typed
     return isinstance(typed, HeardGuess) and typed.action is Action.ACCEPT
+
+
+def _place_words_only(reading: Reading) -> bool:
+    """Whether every word of the line belongs to a way of saying a place (a column's letter, a row's
+    number, "row", "column"), without a question mark: a place repeated, whatever the count of words."""
+    if "?" in reading.text:
+        return False
+    words = content_words(reading.text, reading.moment.lang)
+    return bool(words) and set(words) <= _place_words(reading.moment.lang)
+
+
+@cache
+def _place_words(lang: Lang) -> frozenset[str]:
+    phrases = [*(phrase for phrase, _, _ in position_phrases(lang, 5, 5)), *lettered_phrases(lang, 5, 5)]
+    letters = {chr(ord("a") + column) for column in range(5)}
+    return frozenset({*letters, *map(str, range(1, 6)), *(w for p in phrases for w in normalize(p, lang).split())})

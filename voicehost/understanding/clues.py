@@ -9,7 +9,7 @@ from functools import cache
 from typing import Final
 
 from engine.lang import Lang
-from voicehost.understanding.commands import trim
+from voicehost.understanding.commands import slip_of, trim
 from voicehost.understanding.results import Action, Command, HeardCorrection
 from voicehost.understanding.text import MAX_TEXT_CHARS, Phrases, Token, keys_of, strip_start, text_of, tokenize
 from voicehost.understanding.vocabulary import Vocabulary, vocabulary
@@ -183,8 +183,22 @@ def correction_in(text: str, lang: Lang) -> HeardCorrection | None:
     lead = _correction_leads(lang).prefix(keys_of(tokens), 0)
     if not lead or lead >= len(tokens):
         return None
-    pieces = parse_clue(trim(tokens[lead:], vocab), vocab)
+    rest = trim(tokens[lead:], vocab)
+    pieces = parse_clue(rest, vocab)
+    if pieces.word is not None and len(pieces.word.split()) > 1:
+        pieces = _after_a_garbled_starter(rest, vocab) or pieces  # "não, apistar música 3": "a pista é"
     if pieces.word is None or len(pieces.word.split()) != 1:
         return None
     number = pieces.number if pieces.has_number else None
     return HeardCorrection(text, Action.ACCEPT, 1.0, pieces.word, pieces.spelled, number, pieces.has_number)
+
+
+def _after_a_garbled_starter(tokens: Sequence[Token], vocab: Vocabulary) -> CluePieces | None:
+    """The clue after its first words, when they are a slip away from a starter ("apistar" for "a pista
+    é"): a correction's lead-in garbled as a command's can be (`slip_of`)."""
+    keys = keys_of(tokens)
+    starters = [" ".join(phrase) for phrase in vocab.clue_starters.phrases()]
+    for end in range(1, len(keys)):
+        if slip_of(keys[:end], starters) is not None:
+            return parse_clue(tokens[end:], vocab)
+    return None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Final
 
 from rapidfuzz import process
@@ -51,6 +51,35 @@ def command_in(tokens: Sequence[Token], vocab: Vocabulary, phase: Phase) -> Comm
         command = by_phase.get(keys) or vocab.commands.get(keys)
         if command is not None:
             return command
+    return None
+
+
+MIN_NEAR_LETTERS: Final = 6
+"""A command phrase is recognized a slip away ("Saier do jogo." for "sair do jogo") only when it has this
+many letters or more: one edit in a shorter one ("sin", "nau") may as well be another word."""
+
+
+def slip_of(keys: Sequence[str], phrases: Iterable[str]) -> str | None:
+    """The phrase of MIN_NEAR_LETTERS letters or more that the words are one slip away from, their letters
+    compared without the spaces ("apistar" for "a pista é", "saier do jogo" for "sair do jogo"); None when
+    none is that near. The way Whisper garbles a fixed phrase said plainly."""
+    said = "".join(keys)
+    letters = {
+        "".join(phrase.split()): phrase for phrase in phrases if len(phrase.replace(" ", "")) >= MIN_NEAR_LETTERS
+    }
+    found = process.extractOne(said, list(letters), scorer=Levenshtein.distance, score_cutoff=COMMAND_SHADOW_EDITS)
+    return letters[found[0]] if found else None
+
+
+def command_near(tokens: Sequence[Token], vocab: Vocabulary, phase: Phase) -> Command | None:
+    """The command whose phrase the words are a slip away from (`slip_of`); None when none is that near."""
+    by_phase = vocab.phase_commands.get(phase, {})
+    for keys in (keys_of(trim(tokens, vocab)), keys_of(tokens)):
+        phrase = slip_of(keys, vocab.command_texts)
+        if phrase is not None:
+            command = by_phase.get(tuple(phrase.split())) or vocab.commands.get(tuple(phrase.split()))
+            if command is not None:
+                return command
     return None
 
 

@@ -285,6 +285,22 @@ def places_to_score(text: str, lang: Lang) -> tuple[str, ...]:
     return ()
 
 
+GARBLED_WORDS: Final = 2
+"""A transcript of at most this many words besides those said around a move ("I think it's the") may be a
+short place heard past recognition: "alma" and "ou" for "A1", "Sinois" for "cê dois", "de símpode" for "B5"."""
+
+
+def garbled_place_ways(text: str, lang: Lang) -> tuple[str, ...]:
+    """The short ways of saying a place ("C2", "cê dois"), when `places_to_score` found no word like a
+    place's but the transcript is short enough to be one garbled (GARBLED_WORDS): the ears score them when
+    the transcript names no card either, so a place lost in transcription is still heard as one."""
+    _, _, around = _place_like_words(lang)
+    words = [w for token in tokenize(text, vocabulary(lang).join_apostrophes) for w in token.key.split()]
+    if not words or len([w for w in words if w not in around]) > GARBLED_WORDS:
+        return ()
+    return tuple(way.phrase for way in scored_places(lang) if not way.long)
+
+
 # ---- reading an utterance ------------------------------------------------------------------------
 
 _ROW, _COLUMN, _ORDINAL, _CARDINAL, _FROM = "row", "column", "ordinal", "cardinal", "from"

@@ -13,7 +13,7 @@ from typing import Final
 from engine.lang import Lang
 from voicehost.understanding.cards import candidates_of, guess_action, rank
 from voicehost.understanding.clues import CluePieces, parse_clue
-from voicehost.understanding.commands import command_in, sounds_like_command, trim
+from voicehost.understanding.commands import command_in, command_near, sounds_like_command, trim
 from voicehost.understanding.positions import Grid, place_in
 from voicehost.understanding.positions import label as label_of
 from voicehost.understanding.results import (
@@ -139,12 +139,21 @@ def understand(
         # In the clue phase a vague word is a clue without its number, not a guess.
         return _word_alone(text, core, clue, vocab, asr)
     if action is Action.REPROMPT:
-        return _unknown(text)
+        return _near_command(text, tokens, vocab, phase, asr)
     if action is Action.ACCEPT and _unsure(asr):
         action = Action.CONFIRM
     best = ranked[0]
     confidence = min(1.0, best.score / 100.0) * (1.0 if asr is None else asr)
     return HeardGuess(text, action, confidence, best.card, candidates_of(ranked))
+
+
+def _near_command(
+    text: str, tokens: Sequence[Token], vocab: Vocabulary, phase: Phase, asr: float | None
+) -> Understanding:
+    """Heard by ear, a command phrase a slip away ("Saier do jogo.") is that command, taken as one heard
+    unsure: asked back unless it changes nothing or asks first anyway; typed, a slip stays unknown."""
+    command = command_near(tokens, vocab, phase) if asr is not None else None
+    return _unknown(text) if command is None else _command_result(text, command, 0.0)
 
 
 def _word_alone(
@@ -157,7 +166,7 @@ def _word_alone(
     if noise or clue.word is None or clue.has_number or len(clue.word.split()) != 1:
         return _unknown(text)
     if asr is not None and sounds_like_command(core, vocab):
-        return _unknown(text)  # "nau" heard for "não": an answer misheard, not a clue's word
+        return _near_command(text, core, vocab, Phase.CLUE, asr)  # "nau" for "não": no clue's word
     confidence = 1.0 if asr is None else asr
     return HeardWord(text, Action.CONFIRM if _unsure(asr) else Action.ACCEPT, confidence, clue.word, clue.spelled)
 

@@ -9,9 +9,12 @@ prior (the same score against silence) is subtracted, so that short, common word
 default. The free greedy transcript is decoded too. What this engine returns is evidence, not a
 verdict: the transcript and the closed set's scores (`Heard.closed`), which the decision step
 (`voicehost.decision`) turns into acting, asking back or asking again. A card named by its place
-("row two column three", "C2") is scored the same way, over the grid's places, when the words sound
-like one (`places_to_score`). For a clue, every way of saying a number is scored after the clue's word
-(`Heard.numbers`); while the host talks, the stop phrases (`Heard.stops`). Nothing here decides.
+("row two column three", "C2") is scored the same way, over the grid's places, alone and after the
+lead-ins, when the words sound like one (`places_to_score`) or are a garbled word or two naming no card.
+Beside the scores, a second signal: the cards found by their sounds, aligned with examples said by the
+host's own voices (`voicehost.ears.examples`), and how noisy the room was (`voicehost.ears.conditions`).
+For a clue, every way of saying a number is scored after the clue's word (`Heard.numbers`); while the
+host talks, the stop phrases (`Heard.stops`). Nothing here decides.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import os
 import threading
 import time
 import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from pathlib import Path
@@ -31,12 +35,15 @@ import numpy as np
 
 from engine.lang import Lang
 from voicehost.audio.samples import SAMPLE_RATE, Audio
+from voicehost.ears.conditions import snr_db
+from voicehost.ears.examples import Example, ExampleBank, by_example, example_voices, speech_span
 from voicehost.ears.heard import ClosedSet, ClueNumbers, Heard
 from voicehost.ears.recognizers.whisper_tree import DecoderFormatError, Memory, Scoring, TreeScorer, one_blas_thread
 from voicehost.speech_models import ModelError, reinstall_advice
-from voicehost.understanding import Command, command_phrases, normalize, spoken_numbers, vocabulary
+from voicehost.understanding import Action, Command, HeardGuess, command_phrases, normalize, spoken_numbers, vocabulary
 from voicehost.understanding.moment import Awaited, Moment
-from voicehost.understanding.positions import places_to_score
+from voicehost.understanding.positions import garbled_place_ways, places_to_score
+from voicehost.understanding.reading import Reading
 
 FRAME_STEP: Final = 100
 """Encoder windows are multiples of 1 s (100 mel frames), so the silence prior can be cached."""
@@ -59,6 +66,8 @@ AHEAD_FRAMES: Final = (200, 300, 400, 500, 600)
 """The windows of utterances up to 5 s, whose priors a new board's phrases get ahead (`_prepare_ahead`)."""
 AHEAD_PAUSE_SECONDS: Final = 0.01
 """Encoded silences kept (`_silence`): 0.2 MB a second of window."""
+EXAMPLE_BATCH: Final = 16
+"""The second signal's examples encoded at once (16 two-second windows: ~10 MB of features and states)."""
 WHISPER_LANGS: Final = {"pt": "pt", "it": "it", "en": "en", "ko": "ko"}
 NUMERICS: Final = {"CT2_USE_MKL": "0"}
 """CTranslate2 uses Intel MKL on Intel processors unless told otherwise, and MKL's results can change
@@ -99,9 +108,10 @@ class WhisperRecognizer:
         self._period = period[0]
         self._comma = self._tokenizer.encode(",", add_special_tokens=False).ids[0]
         self._priors: dict[tuple[str, int, str], float] = {}
-        # one thread at a time computes (an utterance, or the priors ahead): two at once share the cores'
-        # threads and change the sums of numpy's and CTranslate2's products, and so the scores
-        self._computing = threading.Lock()
+        # one thread at a time computes (an utterance, the priors ahead, a board's examples): two at once share
+        # the cores' threads and change the sums of numpy's and CTranslate2's products, and so the scores.
+        # Reentrant: an utterance that makes its board's examples itself encodes them under it too.
+        self._computing = threading.RLock()
         self._silences: dict[int, Any] = {}  # encoded silence by its length in frames (`_silence`)
         self._tails: dict[Lang, list[tuple[int | None, list[int]]]] = {}  # `_number_tails`
         self._priors_ms = 0.0  # spent on priors in the utterance being heard
@@ -110,6 +120,7 @@ class WhisperRecognizer:
         self._ahead_lock = threading.Lock()
         self._stopping = False
         atexit.register(_stop_ahead, weakref.ref(self))  # before the interpreter stops its threads mid-computation
+        self._examples = ExampleBank(self._encode_examples, example_voices)
         self._warm_up()
         _return_freed_memory()
 
@@ -166,6 +177,10 @@ class WhisperRecognizer:
             if readings is not None:
                 gain, replaced = self._name_gain(scoring, readings)
                 heard = replace(heard, name_gain=gain, name_words=replaced)
+        # after the scores, outside `one_blas_thread`: the examples are encoded with faster-whisper's features
+        heard = self._second_signal(heard, encoded, audio, moment)
+        if not moment.over_host:
+            self.prepare(moment)  # a board heard first (its clue, say): its examples made meanwhile, once
         done = time.perf_counter()
         priors_ms, self._priors_ms = self._priors_ms, 0.0
         timings = (
@@ -173,6 +188,7 @@ class WhisperRecognizer:
             ("transcript", (transcribed_at - encoded_at) * 1000),
             ("scores", (done - transcribed_at) * 1000 - priors_ms),
             ("priors", priors_ms),  # a new board's phrases against silence of a new length: once each
+            *heard.timings,  # parts of the scores' time: the second signal's
         )
         return replace(heard, decode_ms=(done - started) * 1000, timings=timings)
 
@@ -198,10 +214,14 @@ class WhisperRecognizer:
         self, scoring: Scoring, frames: int, sot: list[int], transcript: Transcript, heard: Heard, moment: Moment
     ) -> Heard:
         """While a card makes sense (or a yes-or-no question about one waits): every card that may be meant,
-        and "yes", "no" or "pass", scored as transcripts of the utterance; the grid's places too, alone, when
-        the words sound like one (`places_to_score`: not worth paying for every card said by name). One
-        pass of the decoder for them all, and one over silence for the priors it lacks."""
+        and "yes", "no" or "pass", scored as transcripts of the utterance; the grid's places too, alone and
+        after the lead-ins, when the words sound like one (`places_to_score`) or are a word or two that names
+        no card (`garbled_place_ways`: a short place garbled past its words, "alma"); not worth paying for
+        every card said by name. One pass of the decoder for them all, and one over silence for the priors
+        it lacks."""
         places = () if moment.answering else places_to_score(heard.text, moment.lang)
+        if not (places or moment.answering or _names_a_card(heard.text, moment)):
+            places = garbled_place_ways(heard.text, moment.lang)
         extras = extra_phrases(moment.lang, moment.answering)
         phrases = tuple(dict.fromkeys((*moment.cards, *extras)))
         starts = _lead_starts(self._tokenizer, transcript.tokens)
@@ -211,15 +231,78 @@ class WhisperRecognizer:
         # a lead-in is scored with the lead-in (its joint probability), so that every reading competes fairly.
         pairs = [(sot, [*lead, *self._card_tokens(phrase, capital=not lead)]) for lead in leads for phrase in phrases]
         card_pairs = len(pairs)
-        pairs += [(sot, self._card_tokens(phrase)) for phrase in places]  # alone: a lead-in is rare before one
+        # a place alone and after the same lead-ins as a card ("I think it's C2"): scored the way names are
+        pairs += [(sot, [*lead, *self._place_tokens(phrase, capital=not lead)]) for lead in leads for phrase in places]
         pairs.append((sot, [*transcript.tokens, self._eot]))
         scores = scoring.score(pairs)
         logprobs = [max(scores[i : card_pairs : len(phrases)]) for i in range(len(phrases))]
         priors = self._priors_of(moment.lang, frames, sot, (*phrases, *places))
         self._prepare_ahead(moment.lang, sot, (*phrases, *places))
         closed = _ranked(phrases, logprobs, priors[: len(phrases)])
-        placed = _ranked(places, scores[card_pairs:-1], priors[len(phrases) :]) if places else None
+        place_scores = scores[card_pairs:-1]
+        place_logprobs = [max(place_scores[i :: len(places)]) for i in range(len(places))]
+        placed = _ranked(places, place_logprobs, priors[len(phrases) :]) if places else None
         return replace(heard, transcript_logprob=scores[-1], closed=closed, places=placed)
+
+    def _second_signal(self, heard: Heard, encoded: Any, audio: Audio, moment: Moment) -> Heard:
+        """Beside the cards' scores, the cards found by their sounds (`voicehost.ears.examples`: aligned
+        with examples said by the host's own voices) and how noisy the room was (`conditions.snr_db`)."""
+        if heard.closed is None or moment.answering or not moment.cards:
+            return heard
+        started = time.perf_counter()
+        made = self._board_examples(moment.lang, moment.cards)  # made now only if the board is new to it
+        ready = time.perf_counter()
+        examples = by_example(self._states_of(encoded, audio), made, moment.cards)
+        done = time.perf_counter()
+        timings = (*heard.timings, ("examples made", (ready - started) * 1000), ("examples", (done - ready) * 1000))
+        return replace(heard, examples=examples, snr_db=snr_db(audio), timings=timings)
+
+    def prepare(self, moment: Moment) -> None:
+        """Make the examples of the board's cards in the background (the second signal's, said by the
+        host's voices), when they are not made yet: the recognizer does it on the first utterance it hears
+        of a board (its first clue, usually), so that the board's first guess does not wait for them."""
+        cards = moment.grid.cards if moment.grid is not None else moment.visible
+        if cards:
+            self._examples.prepare_in_background(moment.lang, tuple(cards))
+
+    def _board_examples(self, lang: Lang, cards: tuple[str, ...]) -> list[Example]:
+        """The examples of the board's cards. Missing ones are made, or waited for while the background
+        makes them, with `_computing` let go: they are encoded under it (`_encode_examples`), by whichever
+        thread makes them, and the priors ahead may go meanwhile (their time is not this utterance's)."""
+        if not self._examples.missing(lang, cards):
+            return self._examples.examples(lang, cards)
+        priors_ms = self._priors_ms
+        self._computing.release()
+        try:
+            return self._examples.examples(lang, cards)
+        finally:
+            self._computing.acquire()
+            self._priors_ms = priors_ms
+
+    def _encode_examples(self, clips: Sequence[Audio]) -> list[Any]:
+        """Each clip's encoder states, as `_encode` computes them, clips of the same window in one batch;
+        each batch under `_computing` (an utterance waits for one batch at most)."""
+        import ctranslate2
+
+        windows = [self._window(len(clip)) for clip in clips]
+        states: list[Any] = [None] * len(clips)
+        for frames in sorted(set(windows)):
+            chosen = [i for i, window in enumerate(windows) if window == frames]
+            for start in range(0, len(chosen), EXAMPLE_BATCH):
+                batch = chosen[start : start + EXAMPLE_BATCH]
+                with self._computing:
+                    if self._stopping:  # the process is ending: this thread ends here, quietly (see `_stop_ahead`)
+                        raise SystemExit
+                    features = np.stack([self._features(clips[i], frames) for i in batch]).astype(np.float32)
+                    storage = ctranslate2.StorageView.from_array(np.ascontiguousarray(features))
+                    encoded = np.asarray(self._model.model.encode(storage, to_cpu=True), dtype=np.float32)
+                for row, i in enumerate(batch):
+                    states[i] = encoded[row].reshape(-1, self._tree.width)
+        return states
+
+    def _states_of(self, encoded: Any, audio: Audio) -> Any:
+        first, last = speech_span(audio)
+        return np.asarray(encoded, dtype=np.float32).reshape(-1, self._tree.width)[first:last]
 
     def _name_readings(self, sot: list[int], text: str, names: tuple[str, ...]) -> NameReadings:
         """The readings of an utterance with one of the host's names said first (see `_name_gain`)."""
@@ -331,12 +414,20 @@ class WhisperRecognizer:
         import ctranslate2
 
         audio = audio[-(self._model.feature_extractor.nb_max_frames - MARGIN_FRAMES) * 160 :]
-        frames = max(MIN_FRAMES, -(-len(audio) // 160 // FRAME_STEP) * FRAME_STEP + MARGIN_FRAMES)
-        padded = np.zeros(frames * 160, dtype=np.float32)
-        padded[: min(len(audio), len(padded))] = audio[: len(padded)]
-        features = self._model.feature_extractor(padded)[:, :frames]
+        frames = self._window(len(audio))
+        features = self._features(audio, frames)
         storage = ctranslate2.StorageView.from_array(np.ascontiguousarray(features[None].astype(np.float32)))
         return self._model.model.encode(storage, to_cpu=True), frames
+
+    @staticmethod
+    def _window(samples: int) -> int:
+        """The mel frames the encoder hears `samples` over: a multiple of FRAME_STEP, with a margin."""
+        return max(MIN_FRAMES, -(-samples // 160 // FRAME_STEP) * FRAME_STEP + MARGIN_FRAMES)
+
+    def _features(self, audio: Audio, frames: int) -> Any:
+        padded = np.zeros(frames * 160, dtype=np.float32)
+        padded[: min(len(audio), len(padded))] = audio[: len(padded)]
+        return self._model.feature_extractor(padded)[:, :frames]
 
     def _transcribe(self, encoded: Any, sot: list[int], max_tokens: int) -> Transcript:
         """The free transcript, greedy."""
@@ -353,6 +444,12 @@ class WhisperRecognizer:
         text = self._tokenizer.decode(tokens).strip()
         score = float(result.scores[0]) if result.scores else -10.0
         return Transcript(text, score * (len(tokens) + 1), tokens)
+
+    def _place_tokens(self, phrase: str, *, capital: bool) -> list[int]:
+        """A place as Whisper writes it: a label as it is ("C2", whatever comes before), words as a card's."""
+        if phrase[:1].isupper() and phrase[1:].isdigit():
+            return [*_tokens(self._tokenizer, phrase), self._period]
+        return self._card_tokens(phrase, capital=capital)
 
     def _card_tokens(self, card: str, *, capital: bool = True) -> list[int]:
         text = card.lower()
@@ -389,7 +486,8 @@ class WhisperRecognizer:
                 self._preparing.start()
 
     def _stop_ahead(self) -> None:
-        """No more priors ahead, and none being computed once this returns (the process is ending)."""
+        """No more priors ahead nor examples encoded, and none being computed once this returns (the process
+        is ending)."""
         self._stopping = True
         with self._computing:
             pass
@@ -430,6 +528,13 @@ def _stop_ahead(recognizer: weakref.ref[WhisperRecognizer]) -> None:
     alive = recognizer()
     if alive is not None:
         alive._stop_ahead()
+
+
+def _names_a_card(text: str, moment: Moment) -> bool:
+    """Whether the transcript, read as typed, names a card that may be meant (then a garbled place is not
+    worth scoring): a cost gate, not a verdict."""
+    said = Reading(text, moment).named
+    return isinstance(said, HeardGuess) and said.action is Action.ACCEPT
 
 
 def extra_phrases(lang: Lang, answering: bool) -> tuple[str, ...]:

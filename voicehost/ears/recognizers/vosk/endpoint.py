@@ -53,7 +53,7 @@ QUIET_FRACTION: Final = 0.2
 """A frame is quiet below the noise floor plus this share of the floor-to-speech distance in dB (and
 QUIET_MARGIN_DB at least).
 
-Measured on the ko nouns of tests/test_vosk_engine.py in bench/corpus.py's white noise: their loudest
+Measured on the ko nouns of tests/voice/test_vosk_engine.py in bench/corpus.py's white noise: their loudest
 50 ms are 44-49 dB above the hiss when clean (the line: 9 dB above it, where espeak-ng's last frames
 are 11-37 dB above), 24-28 dB above the noise at 20 dB SNR (the line: 5 dB). A larger share would
 take more of a word's fading end, or a weak final consonant, for quiet."""

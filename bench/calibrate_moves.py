@@ -1,0 +1,189 @@
+"""The operating points of the moves around the cards, chosen on the tuning voices as the cards' are:
+when a clue's number is sure enough to take the clue at once, when "pass" heard unsure acts at once because
+the scores agree, and when "yes" or "no" heard only by the scores answers a question.
+
+Each is a share of the belief the ears' scores give (the number among every number; "pass" among the
+cards and "pass"; "yes" or "no" among the phrases a question offers). The point chosen is the lowest
+share at which at most one move in 1/WRONG_RATE acted on at once is not the move meant, pooled over the
+tuning voices and conditions (`bench.calibrate` runs it; the held-out voices are the recognition bench's).
+Utterances that mean another move (the other commands, table talk, cards) are the wrong ones a point
+must keep out: "repete" scores as "passo", talk as "sim".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Final, TypeVar
+
+from bench.corpus import Condition, Utterance, audio_of, boards
+from voicehost.decision import Calibration, calibration, decide
+from voicehost.decision.clues import clue_share
+from voicehost.understanding import Command, HeardClue, HeardCommand, normalize, vocabulary
+from voicehost.understanding.moment import Awaited, Moment
+from voicehost.understanding.reading import Reading
+
+T = TypeVar("T")
+Measured = Callable[[str, Sequence[tuple[Utterance, Condition]], Callable[[Utterance, Condition], Any], Any, Path], Any]
+
+WRONG_RATE: Final = 0.005
+"""At most one move in 200 acted on at once is not the move meant (as for the cards)."""
+FLOOR: Final = 0.5
+"""No point below this share: "yes" and "no", "pass" and a card must not be a coin's toss."""
+CARDS_PER_BOARD: Final = 5
+"""Cards of each board said alone that stand for speech naming a card (a pass or an answer must not be heard there)."""
+
+
+@dataclass(frozen=True)
+class MoveSample:
+    uid: str
+    condition: str
+    share: float  # the share the operating point is compared with; 0 when the move was not scored first
+    plain: bool  # the transcript alone read the same move (unsure): the scores confirm it
+    right: bool  # the move taken is the one meant
+
+
+def point(samples: Sequence[MoveSample]) -> float:
+    """The lowest share whose moves taken at once are wrong at most WRONG_RATE of the time (FLOOR at least);
+    1.0 when no share keeps them under it."""
+    ranked = sorted((s for s in samples if s.share > 0), key=lambda s: -s.share)
+    wrong, best = 0, 1.0
+    for taken, sample in enumerate(ranked, 1):
+        wrong += not sample.right
+        if wrong <= WRONG_RATE * taken:
+            best = sample.share
+    return max(FLOOR, round(best, 4))
+
+
+def summary(name: str, samples: Sequence[MoveSample], chosen: float) -> str:
+    meant = [s for s in samples if s.right]
+    taken = [s for s in samples if s.share >= chosen]
+    return (
+        f"{name}: {len(samples)} utterances; from {chosen:.3f}, {sum(s.right for s in taken)} of {len(meant)} "
+        f"meant taken at once, {sum(not s.right for s in taken)} taken wrongly"
+    )
+
+
+def collect_clues(
+    recognizer: Any, utterances: Sequence[Utterance], conditions: Sequence[Condition], cache: Path, measured: Measured
+) -> list[MoveSample]:
+    """Each clue said ("música, três") heard while a clue is awaited: the share of its number, and whether
+    the clue taken (its word and number) is the one said."""
+
+    def measure(utterance: Utterance, condition: Condition) -> MoveSample | None:
+        moment = Moment(utterance.lang, Awaited.CLUE)
+        heard = recognizer.recognize(audio_of(utterance, condition, cache), moment)
+        reading = Reading(heard.text, moment, heard.confidence)
+        understood = decide(heard, reading)
+        if not isinstance(understood, HeardClue) or heard.numbers is None or utterance.clue is None:
+            return MoveSample(utterance.uid, condition.name, 0.0, False, False)
+        said = reading.said
+        _, share = clue_share(heard.numbers, said.clue if isinstance(said, HeardClue) else None)
+        word, number = utterance.clue
+        right = (
+            normalize(understood.clue.word, utterance.lang) == normalize(word, utterance.lang)
+            and understood.clue.number == number
+        )
+        return MoveSample(utterance.uid, condition.name, share, False, right)
+
+    todo = [(u, c) for u in utterances for c in conditions if u.kind == "clue"]
+    return list(measured("clue", todo, measure, lambda row: MoveSample(**row), cache))
+
+
+def _guess_moment(utterance: Utterance, asked: bool) -> Moment:
+    cards = tuple(boards(utterance.lang)[utterance.board].cards)
+    if asked:  # "CEREJA?": a question about one card
+        return Moment(utterance.lang, Awaited.GUESS, visible=cards, asked=True, offers=cards[:1])
+    return Moment(utterance.lang, Awaited.GUESS, visible=cards)
+
+
+def _lenient(model: Calibration) -> Calibration:
+    """The shipped calibration with every scored command taken: what each would be taken at, is measured."""
+    return replace(model, pass_share=0.0, answer_share=0.0)
+
+
+def _scored_share(heard: Any, moment: Moment, word: str) -> float:
+    """`word`'s share among the phrases that may be meant now, when the scores put it first (else 0)."""
+    closed = heard.closed
+    if closed is None:
+        return 0.0
+    in_play = [i for i, phrase in enumerate(closed.phrases) if phrase in moment.cards or phrase == word]
+    yes_no = {vocabulary(moment.lang).scored_words[c] for c in (Command.YES, Command.NO)}
+    if moment.answering:
+        in_play = [i for i, phrase in enumerate(closed.phrases) if phrase in moment.cards or phrase in yes_no]
+    if not in_play or closed.phrases[in_play[0]] != word:
+        return 0.0
+    top = closed.logits[in_play[0]]
+    return 1.0 / sum(math.exp(closed.logits[i] - top) for i in in_play)
+
+
+def collect_commands(
+    recognizer: Any,
+    utterances: Sequence[Utterance],
+    conditions: Sequence[Condition],
+    cache: Path,
+    measured: Measured,
+    command: Command,
+) -> list[MoveSample]:
+    """`command` ("pass" while guessing; "yes" and "no" after "CEREJA?") and what must not be taken for it
+    (the other commands, talk, cards said alone) heard as the host hears them: the share the scores give the
+    command when they put it first, and whether it was meant."""
+    answering = command in (Command.YES, Command.NO)
+    model = _lenient(calibration())
+
+    def measure(utterance: Utterance, condition: Condition) -> MoveSample | None:
+        moment = _guess_moment(utterance, answering)
+        heard = recognizer.recognize(audio_of(utterance, condition, cache), moment)
+        reading = Reading(heard.text, moment, heard.confidence)
+        understood = decide(heard, reading, model)
+        if not isinstance(understood, HeardCommand) or understood.command not in _family(command):
+            return MoveSample(utterance.uid, condition.name, 0.0, False, False)
+        word = vocabulary(utterance.lang).scored_words[understood.command]
+        plain = isinstance(reading.said, HeardCommand) and reading.said.command is understood.command
+        share = _scored_share(heard, moment, word)
+        return MoveSample(utterance.uid, condition.name, share, plain, utterance.command is understood.command)
+
+    wanted = ("yes/no",) if answering else ("command",)
+    todo = []
+    for u in utterances:
+        card_index = boards(u.lang)[u.board].cards.index(u.card) if u.card is not None else 0
+        kept = u.kind in (*wanted, "talk") or (u.kind == "card" and card_index % (25 // CARDS_PER_BOARD) == 0)
+        todo += [(u, c) for c in conditions if kept]
+    return list(measured(f"{command.value}-command", todo, measure, lambda row: MoveSample(**row), cache))
+
+
+def _family(command: Command) -> tuple[Command, ...]:
+    return (Command.YES, Command.NO) if command in (Command.YES, Command.NO) else (command,)
+
+
+@dataclass(frozen=True)
+class MovePoints:
+    number_sure: float
+    pass_share: float
+    answer_share: float
+    summaries: tuple[str, ...]
+
+
+def move_points(
+    recognizer: Any, utterances: Sequence[Utterance], conditions: Sequence[Condition], cache: Path, measured: Measured
+) -> MovePoints:
+    """The three operating points, with what each takes at once on the tuning voices."""
+    clues = collect_clues(recognizer, utterances, conditions, cache, measured)
+    passes = collect_commands(recognizer, utterances, conditions, cache, measured, Command.PASS)
+    answers = collect_commands(recognizer, utterances, conditions, cache, measured, Command.YES)
+    number_sure = point(clues)
+    # "pass" acts at once when the transcript read it too and the scores agree from this share
+    pass_share = point([s for s in passes if s.plain])
+    answer_share = point([s for s in answers if not s.plain])  # a plain "yes" needs no scores
+    return MovePoints(
+        number_sure,
+        pass_share,
+        answer_share,
+        (
+            summary("clue numbers", clues, number_sure),
+            summary("pass heard unsure, the scores agreeing", [s for s in passes if s.plain], pass_share),
+            summary("yes or no from the scores alone", [s for s in answers if not s.plain], answer_share),
+        ),
+    )

@@ -1,0 +1,120 @@
+"""The decision's features of a guess, with the second signal and the room's noise (`voicehost.decision`).
+
+Unit tests on made-up evidence: how the second signal's lead is read, how it is weighed into the cards'
+scores when the calibration says so, and that a calibration fitted without a feature still loads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from engine.lang import Lang
+from voicehost.decision import FEATURES, calibration, decide, evidence
+from voicehost.decision.calibration import Calibration, use
+from voicehost.decision.cards import Evidence
+from voicehost.decision.features import MAX_EXAMPLE_LEAD, QUIET_DB, with_examples
+from voicehost.ears.heard import ByExample, ClosedSet, Heard
+from voicehost.understanding import Understanding
+from voicehost.understanding.moment import Awaited, Moment
+from voicehost.understanding.reading import Reading
+
+CARDS = ("CHERRY", "WALRUS", "ROBIN")
+
+
+def closed(logits: dict[str, float]) -> ClosedSet:
+    order = sorted(logits, key=lambda phrase: -logits[phrase])
+    return ClosedSet(tuple(order), tuple(logits[p] - 1 for p in order), tuple(logits[p] for p in order), (0.0,) * 3)
+
+
+def heard(logits: dict[str, float], costs: dict[str, float] | None, snr: float | None = None) -> Heard:
+    examples = None
+    if costs is not None:
+        order = sorted(costs, key=lambda phrase: costs[phrase])
+        examples = ByExample(tuple(order), tuple(costs[p] for p in order))
+    return Heard("mumble", 0.3, transcript_logprob=-3.0, closed=closed(logits), examples=examples, snr_db=snr)
+
+
+def reading(said: Heard, lang: Lang = Lang.EN) -> Reading:
+    return Reading(said.text, Moment(lang, Awaited.GUESS, visible=CARDS), said.confidence)
+
+
+def found(said: Heard, model: Calibration | None = None) -> Evidence | None:
+    """What the scores say of `said` while guessing among CARDS (the shipped calibration's weighing)."""
+    return evidence(said, reading(said), model or calibration())
+
+
+def decided(said: Heard, lang: Lang = Lang.EN, model: Calibration | None = None) -> Understanding:
+    return decide(said, reading(said, lang), model)
+
+
+def test_the_second_signal_agreeing_leads_and_disagreeing_trails() -> None:
+    logits = {"CHERRY": -1.0, "WALRUS": -4.0, "ROBIN": -5.0}
+    agreeing = found(heard(logits, {"CHERRY": 0.40, "WALRUS": 0.55, "ROBIN": 0.60}, 12.0))
+    trailing = found(heard(logits, {"CHERRY": 0.58, "WALRUS": 0.50, "ROBIN": 0.60}))
+    assert agreeing is not None and agreeing.features is not None
+    assert trailing is not None and trailing.features is not None
+    assert agreeing.features.example_lead == pytest.approx(0.15)
+    assert agreeing.features.example_first == 1.0
+    assert agreeing.features.snr == 12.0
+    assert trailing.features.example_lead == pytest.approx(-0.08)
+    assert trailing.features.example_first == 0.0
+    assert trailing.features.snr == QUIET_DB  # no estimate: a quiet room
+
+
+def test_without_the_second_signal_its_features_are_neutral_and_a_far_lead_is_capped() -> None:
+    logits = {"CHERRY": -1.0, "WALRUS": -4.0, "ROBIN": -5.0}
+    none = found(heard(logits, None))
+    far = found(heard(logits, {"CHERRY": 0.1, "WALRUS": 0.9, "ROBIN": 0.9}))
+    assert none is not None and none.features is not None and far is not None and far.features is not None
+    assert (none.features.example_lead, none.features.example_first) == (0.0, 0.0)
+    assert far.features.example_lead == MAX_EXAMPLE_LEAD
+
+
+def test_the_weighed_second_signal_can_change_the_card_first() -> None:
+    logits = {"CHERRY": -1.0, "WALRUS": -1.5, "ROBIN": -5.0, "PASS": -6.0}
+    costs = ByExample(("WALRUS", "CHERRY", "ROBIN"), (0.40, 0.50, 0.70))
+    assert with_examples(logits, costs, 0.0) == logits
+    weighed = with_examples(logits, costs, 20.0)
+    assert weighed == pytest.approx({"CHERRY": -3.0, "WALRUS": -1.5, "ROBIN": -11.0, "PASS": -6.0})
+    said = heard({"CHERRY": -1.0, "WALRUS": -1.5, "ROBIN": -5.0}, {"WALRUS": 0.40, "CHERRY": 0.50, "ROBIN": 0.70})
+    alone = found(said, replace(calibration(), example_weight=0.0))
+    fused = found(said, replace(calibration(), example_weight=20.0))
+    assert alone is not None and fused is not None
+    assert (alone.top, fused.top) == ("CHERRY", "WALRUS")
+
+
+def test_a_calibration_fitted_before_a_feature_weighs_it_nothing() -> None:
+    data = calibration().to_dict()
+    data["guess"]["weights"] = {name: 0.0 for name in FEATURES[:6]} | {"share": 1.0}
+    del data["examples"]
+    older = Calibration.from_dict(data)
+    assert older.weights == (1.0, *[0.0] * (len(FEATURES) - 1))
+    assert older.example_weight == 0.0
+    data["guess"]["weights"]["loudness"] = 1.0
+    with pytest.raises(ValueError, match="loudness"):
+        Calibration.from_dict(data)
+
+
+def test_the_bench_can_decide_with_another_calibration() -> None:
+    said = heard({"CHERRY": -0.5, "WALRUS": -9.0, "ROBIN": -9.0}, {"CHERRY": 0.3, "WALRUS": 0.6, "ROBIN": 0.6})
+    never = replace(calibration(), act=1.0, ask=1.0)
+    try:
+        use(never)
+        assert decided(said).action.value == "reprompt"
+    finally:
+        use(None)
+    assert calibration() is not never
+
+
+def test_a_language_with_its_own_model_is_decided_by_it() -> None:
+    from voicehost.decision.calibration import Logistic
+
+    said = heard({"CHERRY": -0.5, "WALRUS": -9.0, "ROBIN": -9.0}, None)
+    never = replace(calibration(), act=1.0, ask=1.0)
+    always = Logistic(0.0, (0.0,) * len(FEATURES), act=0.5, ask=0.5)
+    model = replace(never, by_lang={"pt-PT": always})
+    assert decided(said, Lang.EN, model).action.value == "reprompt"
+    assert decided(said, Lang.PT_PT, model).action.value == "accept"
+    assert Calibration.from_dict(model.to_dict()).by_lang == {"pt-PT": always}

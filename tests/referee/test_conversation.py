@@ -1,0 +1,314 @@
+"""The conversation around the card (issue: "a conversation, not a form"), typed as a table would say it.
+
+Each test plays the host through its real take-up and referee with the boards in tests/boards; the voice
+path's own parts (a clue's number scored, "pass" agreed by the scores) are given as the ears' evidence.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from engine.board import Board
+from engine.editions import AnyGame, new_game
+from engine.events import EventType
+from engine.game import Phase
+from engine.lang import Lang
+from engine.variants import Variants
+from voicehost.ears.heard import ClosedSet, ClueNumbers, Heard
+from voicehost.prompts import Prompts
+from voicehost.referee.host import Host, HostSettings
+
+BOARDS = Path(__file__).resolve().parents[1] / "boards"
+SORRY = {"en": "Sorry?", "pt-BR": "Como?", "pt-PT": "Como?", "it": "Come?"}
+CLUE = {"en": "music, two", "pt-BR": "música, dois", "pt-PT": "música, dois", "it": "musica, due"}
+
+
+class Said:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def say(self, text: str) -> None:
+        self.lines.append(text)
+
+    def since(self, count: int) -> list[str]:
+        return self.lines[count:]
+
+
+def table(name: str, *, key_pages: bool = False, variants: Variants | None = None) -> tuple[Host, Said, AnyGame]:
+    board = Board.from_dict(json.loads((BOARDS / f"{name}.json").read_text(encoding="utf-8")))
+    game = new_game(board, variants or Variants())
+    said = Said()
+    host = Host(game, Prompts.load(board.lang), said, settings=HostSettings(key_pages=key_pages))
+    host.start()
+    return host, said, game
+
+
+def first_of(game: AnyGame, identity: str) -> str:
+    """The board's first card of that identity (the board's key, as the test knows it)."""
+    board = game.board
+    return next(card for card, key in zip(board.cards, board.key, strict=True) if key.value == identity)
+
+
+def kinds(game: AnyGame, since: int = 0) -> list[str]:
+    return [event.type.value for event in game.events[since:]]
+
+
+# ---- clues ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lang", "word", "number"), [("en", "music", "two"), ("pt-BR", "música", "dois"), ("it", "musica", "due")]
+)
+def test_a_clue_word_alone_is_asked_its_number_and_a_number_answers(lang: str, word: str, number: str) -> None:
+    host, said, game = table(f"classic-{lang}")
+    count = len(said.lines)
+    host.hear(word)
+    assert kinds(game) == ["game_started"] and said.since(count) == [host.question.ask(host.view())]  # type: ignore[union-attr]
+    host.hear(number)
+    clue = game.events[-1]
+    assert clue.type is EventType.CLUE and (clue["word"], clue["number"]) == (word, 2)
+
+
+@pytest.mark.parametrize("lang", ["en", "pt-BR", "pt-PT", "it"])
+def test_a_number_alone_is_never_a_clue_nor_a_penalty(lang: str) -> None:
+    """ "tre" heard alone (a clue split in two breaths) once became the clue "3" for 3, put to the other
+    spymaster as letters and numbers, refused, and the turn lost."""
+    host, said, game = table(f"classic-{lang}")
+    count = len(said.lines)
+    host.hear("3")
+    assert kinds(game) == ["game_started"] and game.state.phase is Phase.CLUE
+    assert len(said.since(count)) == 1 and host.question is None  # "Which word goes with that number?"
+
+
+@pytest.mark.parametrize(
+    ("lang", "correction", "word", "number"),
+    [
+        ("en", "no, fruit", "fruit", 2),
+        ("en", "I mean fruit, 3", "fruit", 3),
+        ("pt-BR", "não, a pista é fruta", "fruta", 2),
+        ("pt-PT", "não, fruta", "fruta", 2),
+        ("it", "no, frutta", "frutta", 2),
+        ("pt-BR", "não, apistar fruta 3", "fruta", 3),  # "a pista é" garbled by the ears: a slip of a lead-in
+        ("en", "no, the clu is fruit, 3", "fruit", 3),
+    ],
+)
+def test_a_clue_is_corrected_before_the_first_guess_without_penalty(
+    lang: str, correction: str, word: str, number: int
+) -> None:
+    host, _, game = table(f"classic-{lang}")
+    host.hear(CLUE[lang])
+    host.hear(correction)
+    assert kinds(game) == ["game_started", "clue", "undo", "clue"]
+    assert (game.state.clue.word, game.state.clue.number) == (word, number)  # type: ignore[union-attr]
+    assert game.state.phase is Phase.GUESS and game.state.guesses_this_turn == 0
+
+
+def test_a_correction_after_talk_or_a_guess_is_no_correction() -> None:
+    host, _, game = table("classic-en")
+    host.hear("music, two")
+    host.hear("sardine")  # a guess: the clue stands
+    host.hear("no, fruit")
+    assert "undo" not in kinds(game)
+    host2, _, game2 = table("classic-en")
+    host2.hear("music, two")
+    host2.hear("no, walrus")  # operatives talking about a card on the table, not a new clue
+    assert kinds(game2) == ["game_started", "clue"]
+
+
+def test_a_clue_heard_by_ear_that_breaks_a_rule_is_asked_back_not_penalized() -> None:
+    host, _said, game = table("classic-en")
+    host.hear(Heard("walrus, two", 0.9))  # WALRUS is on the table: heard, perhaps wrongly
+    assert kinds(game) == ["game_started"] and host.pending_clue is not None
+    host.hear("no")
+    assert kinds(game) == ["game_started"] and game.state.phase is Phase.CLUE
+    host.hear(Heard("walrus, two", 0.9))
+    host.hear("yes")  # the spymaster says it was theirs: the rules' penalty follows
+    assert "clue_rejected" in kinds(game)
+
+
+def test_a_clue_whose_number_is_sure_is_taken_at_once_by_ear() -> None:
+    """The word as transcribed, the number from the scores of every way of saying one: announced, not
+    asked back, though the word's own probability is low."""
+    host, _said, game = table("classic-en")
+    numbers = ClueNumbers("Mewsic", -4.0, 2, (2, 3, None), (-1.0, -6.0, -9.0), -5.0)
+    host.hear(Heard("Mewsic to.", 0.3, numbers=numbers))
+    assert kinds(game) == ["game_started", "clue"]
+    assert (game.events[-1]["word"], game.events[-1]["number"]) == ("mewsic", 2)
+
+
+def test_a_clue_word_and_its_number_in_two_breaths_are_one_clue_by_ear() -> None:
+    """The ears hold the utterance open when the decision says it is a clue's word alone."""
+    from voicehost.decision import unfinished
+
+    host, _, _ = table("classic-it")
+    moment = host.moment()
+    assert unfinished(Heard("Frutta."), moment)
+    assert not unfinished(Heard("Frutta, tre."), moment)
+    host.hear("frutta, tre")
+    assert not unfinished(Heard("Frutta."), host.moment())  # guesses are awaited now
+
+
+# ---- questions, commands, silence ----------------------------------------------------------------
+
+
+def test_talk_while_a_question_waits_asks_it_again_once() -> None:
+    host, said, game = table("classic-en")
+    host.hear("music, two")
+    host.hear(Heard("sardine", 0.4))  # unsure: "SARDINE or SUBMARINE?"
+    question = said.lines[-1]
+    count = len(said.lines)
+    host.hear("is it the sardine?")
+    host.hear("hmm, is it the sardine?")
+    assert said.since(count) == [question]
+    host.hear("sardine")
+    assert "guess" in kinds(game)
+
+
+@pytest.mark.parametrize("command", ["score", "whose turn is it?", "repeat"])
+def test_a_read_only_command_keeps_the_question(command: str) -> None:
+    host, said, game = table("classic-en")
+    host.hear("music, two")
+    host.hear(Heard("sardine", 0.4))
+    question = said.lines[-1]
+    host.hear(command)
+    assert said.lines[-1] == question and host.question is not None
+    host.hear("sardine")
+    assert "guess" in kinds(game)
+
+
+@pytest.mark.parametrize(
+    ("lang", "whose"),
+    [("en", "whose turn is it?"), ("pt-BR", "de quem é a vez?"), ("pt-PT", "quem joga?"), ("it", "a chi tocca?")],
+)
+def test_whose_turn_is_answered(lang: str, whose: str) -> None:
+    host, said, _ = table(f"classic-{lang}")
+    count = len(said.lines)
+    host.hear(whose)
+    assert said.since(count) == [host.announce.next_prompt()]
+
+
+@pytest.mark.parametrize("lang", ["en", "pt-BR", "pt-PT", "it"])
+def test_a_move_shaped_line_the_host_cannot_act_on_is_never_met_with_silence(lang: str) -> None:
+    host, said, _game = table(f"classic-{lang}")
+    host.hear(CLUE[lang])
+    count = len(said.lines)
+    host.hear("zebrafish")  # no such card
+    assert said.since(count) == [SORRY[lang]]
+    count = len(said.lines)
+    host.hear("hmm")  # a hesitation is nothing said to the host
+    assert said.since(count) == []
+
+
+def test_a_covered_card_named_is_answered_as_covered() -> None:
+    host, said, game = table("classic-en")
+    host.hear("music, two")
+    own = next(
+        card for card, identity in zip(game.board.cards, game.board.key, strict=True) if identity.value == "blue"
+    )
+    host.hear(own.lower())
+    count = len(said.lines)
+    host.hear(f"the {own.lower()}")
+    assert len(said.since(count)) == 1 and own in said.lines[-1]
+
+
+def test_pass_heard_unsure_acts_at_once_when_the_scores_agree() -> None:
+    host, _said, game = table("classic-en")
+    host.hear("music, two")
+    own = next(
+        card for card, identity in zip(game.board.cards, game.board.key, strict=True) if identity.value == "blue"
+    )
+    host.hear(own)
+    cards = tuple(game.visible_cards())
+    phrases = ("pass", *cards)
+    logits = (0.0, *(-12.0 for _ in cards))
+    closed = ClosedSet(phrases, logits, logits, (1.0, *(0.0 for _ in cards)))
+    before = len(game.events)
+    host.hear(Heard("Pass.", 0.4, closed=closed, transcript_logprob=-1.0))
+    assert kinds(game, before) == ["turn_ended"] and host.question is None
+
+
+def test_undo_heard_unsure_is_asked_once_not_twice() -> None:
+    host, said, game = table("classic-en")
+    host.hear("music, two")
+    host.hear(Heard("undo", 0.3))
+    assert "music" in said.lines[-1].lower() and host.question is not None  # "Undo the clue music, 2? Yes or no."
+    host.hear("yes")
+    assert kinds(game)[-1] == "undo" and game.state.phase is Phase.CLUE
+
+
+def test_a_pass_is_undone_by_voice() -> None:
+    host, _, game = table("classic-en")
+    host.hear("music, two")
+    own = next(
+        card for card, identity in zip(game.board.cards, game.board.key, strict=True) if identity.value == "blue"
+    )
+    host.hear(own)
+    host.hear("pass")
+    assert kinds(game)[-1] == "turn_ended"
+    host.hear("undo")
+    host.hear("yes")
+    assert kinds(game)[-1] == "undo" and game.state.phase is Phase.GUESS
+
+
+# ---- the opening, Duet ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["en", "pt-BR", "pt-PT", "it"])
+def test_the_opening_is_short_and_reads_no_command_or_path(lang: str) -> None:
+    host, said, _ = table(f"classic-{lang}", key_pages=True)
+    opening = said.lines[0]
+    assert "voicehost" not in opening and "/" not in opening and "--" not in opening
+    assert len(opening.split()) <= 40
+    assert "voicehost key SAVE" in " ".join(host.console_lines("SAVE"))
+
+
+def test_duet_players_say_their_side_alone_or_before_the_clue() -> None:
+    host, said, _game = table("duet-pt-BR")
+    count = len(said.lines)
+    host.hear("jogador A")  # this board's first clue is A's
+    assert host.chosen_side is not None and host.chosen_side.value == "a" and len(said.since(count)) == 1
+    host2, _, game2 = table("duet-pt-BR")
+    host2.hear("A: touro, dois")
+    clue = game2.events[-1]
+    assert clue.type is EventType.CLUE and (clue["by"], clue["word"], clue["number"]) == ("a", "touro", 2)
+
+
+def test_the_lead_in_holds_for_a_lone_side_in_duet() -> None:
+    from voicehost.decision import unfinished
+
+    host, _, _ = table("duet-en")
+    assert unfinished(Heard("A."), host.moment())
+    assert host.moment().sides and host.moment().lang is Lang.EN
+
+
+def test_a_garbled_yes_to_a_clue_question_is_yes_not_a_new_clue() -> None:
+    """ "Clue: music, 2? Yes or no." answered "yes", transcribed "Jess": a lone word is no new clue while a
+    yes or no is awaited; the scores of "yes" and "no" decide."""
+    host, _said, game = table("classic-en")
+    host.hear(Heard("music, two", 0.2))
+    assert host.question is not None and host.pending_clue is not None
+    closed = ClosedSet(("yes", "no"), (-3.0, -12.0), (-3.0, -12.0), (1.0, 0.0))
+    host.hear(Heard("Jess", 0.2, closed=closed, transcript_logprob=-2.5))
+    assert kinds(game)[-1] == "clue" and host.question is None
+
+
+def test_a_command_heard_a_slip_away_is_that_command_by_ear_only() -> None:
+    """ "sair do jogo" transcribed "Saier do jogo.": by ear the host asks whether to quit (it asks first
+    anyway); typed, a slip is no command; a short answer a slip away ("sin") is never taken for "sim"."""
+    host, said, game = table("classic-pt-BR")
+    host.hear("música, dois")
+    count = len(said.lines)
+    host.hear(Heard("Saier do jogo.", 0.5))
+    assert host.question is not None and "Sair agora?" in said.since(count)[0]
+    host.hear("não")
+    host, said, game = table("classic-pt-BR")
+    host.hear("música, dois")
+    host.hear("Saier do jogo")
+    assert host.question is None or "Sair" not in said.lines[-1]
+    host, said, game = table("classic-pt-BR")
+    host.hear(Heard("música, dois", 0.2))  # "Pista: música, 2? Sim ou não?"
+    host.hear(Heard("sin", 0.5))
+    assert kinds(game)[-1] != "clue" or host.question is not None
