@@ -47,21 +47,22 @@ class MoveSample:
 
 def point(samples: Sequence[MoveSample]) -> float:
     """The lowest share whose moves taken at once are wrong at most WRONG_RATE of the time (FLOOR at least);
-    1.0 when no share keeps them under it."""
-    ranked = sorted((s for s in samples if s.share > 0), key=lambda s: -s.share)
-    wrong, best = 0, 1.0
-    for taken, sample in enumerate(ranked, 1):
-        wrong += not sample.right
-        if wrong <= WRONG_RATE * taken:
-            best = sample.share
-    return max(FLOOR, round(best, 4))
+    1.0 when no share keeps them under it. Samples of one share go together: a point cannot split them
+    (every number the transcript agrees on has the same share)."""
+    shares = sorted({s.share for s in samples if s.share > 0}, reverse=True)
+    best = 1.0
+    for share in shares:
+        taken = [s for s in samples if s.share >= share]
+        if sum(not s.right for s in taken) <= WRONG_RATE * len(taken):
+            best = share
+    return max(FLOOR, math.floor(best * 1e6) / 1e6)  # rounded down: the share chosen still takes itself
 
 
 def summary(name: str, samples: Sequence[MoveSample], chosen: float) -> str:
     meant = [s for s in samples if s.right]
     taken = [s for s in samples if s.share >= chosen]
     return (
-        f"{name}: {len(samples)} utterances; from {chosen:.3f}, {sum(s.right for s in taken)} of {len(meant)} "
+        f"{name}: {len(samples)} utterances; from {chosen:.4f}, {sum(s.right for s in taken)} of {len(meant)} "
         f"meant taken at once, {sum(not s.right for s in taken)} taken wrongly"
     )
 
