@@ -21,7 +21,7 @@ from typing import Any, Final, TypeVar
 from bench.corpus import Condition, Utterance, audio_of, boards
 from voicehost.decision import Calibration, calibration, decide
 from voicehost.decision.clues import clue_share
-from voicehost.understanding import Command, HeardClue, HeardCommand, normalize, vocabulary
+from voicehost.understanding import Command, HeardClue, HeardCommand, vocabulary
 from voicehost.understanding.moment import Awaited, Moment
 from voicehost.understanding.reading import Reading
 
@@ -47,21 +47,22 @@ class MoveSample:
 
 def point(samples: Sequence[MoveSample]) -> float:
     """The lowest share whose moves taken at once are wrong at most WRONG_RATE of the time (FLOOR at least);
-    1.0 when no share keeps them under it."""
-    ranked = sorted((s for s in samples if s.share > 0), key=lambda s: -s.share)
-    wrong, best = 0, 1.0
-    for taken, sample in enumerate(ranked, 1):
-        wrong += not sample.right
-        if wrong <= WRONG_RATE * taken:
-            best = sample.share
-    return max(FLOOR, round(best, 4))
+    1.0 when no share keeps them under it. Samples of one share go together: a point cannot split them
+    (every number the transcript agrees on has the same share)."""
+    shares = sorted({s.share for s in samples if s.share > 0}, reverse=True)
+    best = 1.0
+    for share in shares:
+        taken = [s for s in samples if s.share >= share]
+        if sum(not s.right for s in taken) <= WRONG_RATE * len(taken):
+            best = share
+    return max(FLOOR, math.floor(best * 1e6) / 1e6)  # rounded down: the share chosen still takes itself
 
 
 def summary(name: str, samples: Sequence[MoveSample], chosen: float) -> str:
     meant = [s for s in samples if s.right]
     taken = [s for s in samples if s.share >= chosen]
     return (
-        f"{name}: {len(samples)} utterances; from {chosen:.3f}, {sum(s.right for s in taken)} of {len(meant)} "
+        f"{name}: {len(samples)} utterances; from {chosen:.4f}, {sum(s.right for s in taken)} of {len(meant)} "
         f"meant taken at once, {sum(not s.right for s in taken)} taken wrongly"
     )
 
@@ -70,7 +71,7 @@ def collect_clues(
     recognizer: Any, utterances: Sequence[Utterance], conditions: Sequence[Condition], cache: Path, measured: Measured
 ) -> list[MoveSample]:
     """Each clue said ("música, três") heard while a clue is awaited: the share of its number, and whether
-    the clue taken (its word and number) is the one said."""
+    the number taken is the one said."""
 
     def measure(utterance: Utterance, condition: Condition) -> MoveSample | None:
         moment = Moment(utterance.lang, Awaited.CLUE)
@@ -81,15 +82,12 @@ def collect_clues(
             return MoveSample(utterance.uid, condition.name, 0.0, False, False)
         said = reading.said
         _, share = clue_share(heard.numbers, said.clue if isinstance(said, HeardClue) else None)
-        word, number = utterance.clue
-        right = (
-            normalize(understood.clue.word, utterance.lang) == normalize(word, utterance.lang)
-            and understood.clue.number == number
-        )
+        # the share weighs the number: the word is announced as heard, and its spymaster corrects it
+        right = understood.clue.number == utterance.clue[1]
         return MoveSample(utterance.uid, condition.name, share, False, right)
 
     todo = [(u, c) for u in utterances for c in conditions if u.kind == "clue"]
-    return list(measured("clue", todo, measure, lambda row: MoveSample(**row), cache))
+    return list(measured("clue-number", todo, measure, lambda row: MoveSample(**row), cache))
 
 
 def _guess_moment(utterance: Utterance, asked: bool) -> Moment:

@@ -69,6 +69,7 @@ def test_each_card_costs_its_best_example_and_all_cards_are_ranked() -> None:
     assert found.phrases == ("CHERRY", "WALRUS")
     assert found.costs[0] < 0.05
     assert by_example(card, examples, ("WALRUS", "CHERRY", "ROBIN")) is None  # a card without examples
+    assert by_example(card[:0], examples, ("WALRUS", "CHERRY")) is None  # no frame of speech: nothing to align
     del bank
 
 

@@ -236,7 +236,10 @@ class ExampleBank:
 
 
 def by_example(query: Floats, examples: Sequence[Example], phrases: Sequence[str]) -> ByExample | None:
-    """Each phrase's cost (its best example's), best first; None without an example of every phrase."""
+    """Each phrase's cost (its best example's), best first; None without an example of every phrase, or
+    without a frame of speech to align (an utterance of no length)."""
+    if len(query) == 0:
+        return None
     costs = align(unit_rows(query), [example.states for example in examples])
     best: dict[str, float] = {}
     for example, cost in zip(examples, costs, strict=True):
