@@ -45,11 +45,18 @@ class MoveSample:
     right: bool  # the move taken is the one meant
 
 
-def point(samples: Sequence[MoveSample]) -> float:
+MIN_SAMPLES: Final = 50
+"""Fewer utterances than this scored first say nothing about a point: the point already shipped stays."""
+
+
+def point(samples: Sequence[MoveSample], shipped: float) -> float:
     """The lowest share whose moves taken at once are wrong at most WRONG_RATE of the time (FLOOR at least);
-    1.0 when no share keeps them under it. Samples of one share go together: a point cannot split them
-    (every number the transcript agrees on has the same share)."""
+    1.0 when no share keeps them under it; `shipped` when too few utterances were scored first to say.
+    Samples of one share go together: a point cannot split them (every number the transcript agrees on
+    has the same share)."""
     shares = sorted({s.share for s in samples if s.share > 0}, reverse=True)
+    if sum(s.share > 0 for s in samples) < MIN_SAMPLES:
+        return shipped
     best = 1.0
     for share in shares:
         taken = [s for s in samples if s.share >= share]
@@ -171,10 +178,11 @@ def move_points(
     clues = collect_clues(recognizer, utterances, conditions, cache, measured)
     passes = collect_commands(recognizer, utterances, conditions, cache, measured, Command.PASS)
     answers = collect_commands(recognizer, utterances, conditions, cache, measured, Command.YES)
-    number_sure = point(clues)
+    shipped = calibration()
+    number_sure = point(clues, shipped.number_sure)
     # "pass" acts at once when the transcript read it too and the scores agree from this share
-    pass_share = point([s for s in passes if s.plain])
-    answer_share = point([s for s in answers if not s.plain])  # a plain "yes" needs no scores
+    pass_share = point([s for s in passes if s.plain], shipped.pass_share)
+    answer_share = point([s for s in answers if not s.plain], shipped.answer_share)  # a plain "yes" needs no scores
     return MovePoints(
         number_sure,
         pass_share,

@@ -155,6 +155,7 @@ class Tally:
     ended: bool = False  # the game reached its end
     quit: bool = False  # the table left by voice
     unfinished: str = ""  # why the game was stopped before its end
+    words_misheard: list[str] = field(default_factory=list)  # clues taken with their number, the word as heard
 
     @property
     def moves_done(self) -> int:
@@ -411,7 +412,15 @@ class Table:
         ended by a wrong guess, the game over, a token taken)."""
         kind = event.type
         if kind is EventType.CLUE:
-            return move.kind in (Kind.CLUE, Kind.CORRECT) and self._same_clue(move, event["word"], event["number"])
+            if move.kind not in (Kind.CLUE, Kind.CORRECT) or move.clue is None:
+                return False
+            if str(event["number"]).strip() != str(move.clue[1]):
+                return False  # a number nobody said changes what the operatives may do: taken back
+            if not self._same_word(move, event["word"]):
+                # the host announces a clue's word as it heard it ("sigada" for "cidade"): the operatives
+                # heard their spymaster, the number is right, and the table plays on
+                self.tally.words_misheard.append(f"{event['word']} for {move.clue[0]}")
+            return True
         if kind is EventType.CLUE_REJECTED:
             return False  # the players' clue words are legal: a penalty nobody deserved
         if kind is EventType.GUESS:

@@ -191,12 +191,13 @@ def wrong_share(tally: Tally) -> float | None:
 
 
 def _wrong_cell(tally: Tally) -> str:
+    misheard = f"; {len(tally.words_misheard)} clue words as heard" if tally.words_misheard else ""
     if not tally.wrong:
-        return "0"
+        return f"0{misheard}"
     kinds = Counter(wrong.kind for wrong in tally.wrong)
     undone = sum(wrong.undone for wrong in tally.wrong)
     listed = ", ".join(f"{count} {kind}" for kind, count in sorted(kinds.items()))
-    return f"{len(tally.wrong)} ({listed}; {undone} undone)"
+    return f"{len(tally.wrong)} ({listed}; {undone} undone{misheard})"
 
 
 def _games_cell(row: Row) -> str:
