@@ -21,6 +21,7 @@ from typing import Any, Final, TypeVar
 from bench.corpus import Condition, Utterance, audio_of, boards
 from voicehost.decision import Calibration, calibration, decide
 from voicehost.decision.clues import clue_share
+from voicehost.decision.decide import lead_share
 from voicehost.understanding import Command, HeardClue, HeardCommand, vocabulary
 from voicehost.understanding.moment import Awaited, Moment
 from voicehost.understanding.reading import Reading
@@ -110,18 +111,13 @@ def _lenient(model: Calibration) -> Calibration:
 
 
 def _scored_share(heard: Any, moment: Moment, word: str) -> float:
-    """`word`'s share among the phrases that may be meant now, when the scores put it first (else 0)."""
-    closed = heard.closed
-    if closed is None:
+    """`word`'s share among the phrases that may be meant now (the cards; after a question, "yes" and "no"
+    too), when the scores put it first (else 0): as the decision weighs it (`lead_share`)."""
+    if heard.closed is None:
         return 0.0
-    in_play = [i for i, phrase in enumerate(closed.phrases) if phrase in moment.cards or phrase == word]
     yes_no = {vocabulary(moment.lang).scored_words[c] for c in (Command.YES, Command.NO)}
-    if moment.answering:
-        in_play = [i for i, phrase in enumerate(closed.phrases) if phrase in moment.cards or phrase in yes_no]
-    if not in_play or closed.phrases[in_play[0]] != word:
-        return 0.0
-    top = closed.logits[in_play[0]]
-    return 1.0 / sum(math.exp(closed.logits[i] - top) for i in in_play)
+    rivals = {*moment.cards, *yes_no} if moment.answering else set(moment.cards)
+    return lead_share(heard.closed, word, rivals)
 
 
 def collect_commands(

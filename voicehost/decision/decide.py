@@ -11,13 +11,14 @@ before anything else while a clue is awaited: it is never a clue.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import replace
 
 from voicehost.decision.calibration import Calibration, calibration
 from voicehost.decision.cards import card_verdict
 from voicehost.decision.clues import clue_verdict
 from voicehost.decision.stops import is_stop
-from voicehost.ears.heard import Heard
+from voicehost.ears.heard import ClosedSet, Heard
 from voicehost.understanding import (
     Action,
     Command,
@@ -42,13 +43,20 @@ def confirmed_by_scores(heard: Heard, said: Understanding, moment: Moment, model
     if not isinstance(said, HeardCommand) or said.action is not Action.CONFIRM or heard.closed is None:
         return said
     word = vocabulary(moment.lang).scored_words.get(said.command)
-    closed = heard.closed
-    in_play = [i for i, phrase in enumerate(closed.phrases) if phrase in moment.cards or phrase == word]
-    if not in_play or closed.phrases[in_play[0]] != word:
+    if word is None:
         return said
+    share = lead_share(heard.closed, word, moment.cards)
+    return replace(said, action=Action.ACCEPT) if share > 0 and share >= model.pass_share else said
+
+
+def lead_share(closed: ClosedSet, word: str, rivals: Collection[str]) -> float:
+    """`word`'s share of the belief among itself and `rivals` (the phrases that may be meant now), when the
+    scores put it first among them; 0 when they do not."""
+    in_play = [i for i, phrase in enumerate(closed.phrases) if phrase == word or phrase in rivals]
+    if not in_play or closed.phrases[in_play[0]] != word:
+        return 0.0
     top = closed.logits[in_play[0]]
-    total = sum(math.exp(closed.logits[i] - top) for i in in_play)
-    return replace(said, action=Action.ACCEPT) if 1.0 / total >= model.pass_share else said
+    return 1.0 / sum(math.exp(closed.logits[i] - top) for i in in_play)
 
 
 def decide(heard: Heard, reading: Reading, model: Calibration | None = None) -> Understanding:
