@@ -10,9 +10,7 @@ move asked back is never acted on at once).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import cache
 
-from engine.lang import Lang
 from voicehost.decision import calibration, decide
 from voicehost.ears.heard import Heard
 from voicehost.referee.attention import Attention, attend, hedged
@@ -24,11 +22,10 @@ from voicehost.understanding import (
     NotUnderstood,
     Understanding,
     match_card,
-    normalize,
 )
 from voicehost.understanding.clues import correction_in
 from voicehost.understanding.moment import Moment
-from voicehost.understanding.positions import lettered_phrases, position_phrases
+from voicehost.understanding.positions import place_words
 from voicehost.understanding.reading import Reading
 from voicehost.understanding.results import HeardCorrection, HeardSide
 from voicehost.understanding.sides import side_first
@@ -166,11 +163,4 @@ def _place_words_only(reading: Reading) -> bool:
     if "?" in reading.text:
         return False
     words = content_words(reading.text, reading.moment.lang)
-    return bool(words) and set(words) <= _place_words(reading.moment.lang)
-
-
-@cache
-def _place_words(lang: Lang) -> frozenset[str]:
-    phrases = [*(phrase for phrase, _, _ in position_phrases(lang, 5, 5)), *lettered_phrases(lang, 5, 5)]
-    letters = {chr(ord("a") + column) for column in range(5)}
-    return frozenset({*letters, *map(str, range(1, 6)), *(w for p in phrases for w in normalize(p, lang).split())})
+    return bool(words) and set(words) <= place_words(reading.moment.lang)

@@ -259,6 +259,18 @@ def _place_like_words(lang: Lang) -> tuple[tuple[str, ...], tuple[str, ...], fro
     return comparable(framing), comparable(naming | framing), around
 
 
+@cache
+def place_words(lang: Lang) -> frozenset[str]:
+    """Every word of every way of saying a place of the largest grid, folded: its phrases ("linha dois
+    coluna três"), the letters' names ("cê dois"), and the letters and numbers as written ("C2")."""
+    phrases = [*(phrase for phrase, _, _ in position_phrases(lang, SCORED_SIZE, SCORED_SIZE))]
+    phrases += lettered_phrases(lang, SCORED_SIZE, SCORED_SIZE)
+    join = vocabulary(lang).join_apostrophes
+    letters = {chr(ord("a") + column) for column in range(SCORED_SIZE)}
+    spoken = {word for phrase in phrases for key in keys_of(tokenize(phrase, join)) for word in key.split()}
+    return frozenset({*letters, *map(str, range(1, SCORED_SIZE + 1)), *spoken})
+
+
 def places_to_score(text: str, lang: Lang) -> tuple[str, ...]:
     """The ways of saying a place worth scoring for this transcript, cheap and generous: all four when a
     word is like a row's or a column's ("Rho 2 column 3", "Lína-vos columa"); the short ones ("C2",
