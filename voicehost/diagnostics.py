@@ -19,7 +19,12 @@ def configure(*, debug: bool = False, show_heard: bool = False) -> None:
     """One handler on standard error for voicehost's loggers: warnings always, the ears' lines with
     --show-heard, everything with --debug."""
     root = logging.getLogger("voicehost")
-    if not any(getattr(handler, "voicehost", False) for handler in root.handlers):
+    ours = [handler for handler in root.handlers if getattr(handler, "voicehost", False)]
+    if ours:  # a command run again in one process: today's standard error, not a closed one
+        for handler in ours:
+            if isinstance(handler, logging.StreamHandler):
+                handler.setStream(sys.stderr)
+    else:
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(logging.Formatter("%(message)s"))
         handler.voicehost = True  # type: ignore[attr-defined]
