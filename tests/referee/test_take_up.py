@@ -10,7 +10,7 @@ import pytest
 from bench.recognition import host_hears
 from engine.lang import Lang
 from voicehost.decision import calibration
-from voicehost.ears.heard import Heard
+from voicehost.ears.heard import ClosedSet, Heard
 from voicehost.referee.attention import Attention
 from voicehost.referee.take_up import heard_afresh, take_up
 from voicehost.understanding import Action, HeardGuess
@@ -104,3 +104,13 @@ def test_voicehost_hear_gives_the_hosts_own_verdict(said: str, action: str) -> N
     assert (taken.verdict is Attention.IGNORE) == (action == "ignore")
     if action != "ignore":
         assert result["card"] in CARDS
+
+
+def test_a_lone_yes_heard_unsure_with_nothing_asked_is_let_be_whatever_the_scores() -> None:
+    """ "Yes" after a good reveal, heard unsure, with a card scored half as high as a question needs: no
+    word of it could name a move, so it gets silence, not "Sorry?"."""
+    logits = (-1.0, -1.7, -1.7, -1.7)
+    closed = ClosedSet(("WALRUS", "PIANO", "OCEAN", "CHERRY"), logits, logits, (0.4, 0.2, 0.2, 0.2))
+    taken = take_up(Heard("Yes", 0.33, closed=closed, transcript_logprob=-1.0), moment(True))
+    assert not isinstance(taken.understood, HeardGuess)
+    assert taken.verdict is Attention.IGNORE

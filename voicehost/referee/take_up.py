@@ -129,14 +129,16 @@ def _move_shaped(form: Form, understood: Understanding, reading: Reading) -> boo
     they need to ask back, or it is a short line of real words (a card or a clue the host could not read)."""
     if form.talk or not isinstance(understood, NotUnderstood):
         return False
+    words = content_words(reading.text, reading.moment.lang)
+    if not words:
+        return False  # "yes" with nothing asked, "hmm": no word of it could name a move
     moment = reading.moment
     cards = moment.grid.cards if moment.grid is not None else moment.visible
     if match_card(reading.text, cards, moment.lang):
         return True
     if reading.confidence is not None and understood.confidence >= calibration().ask / 2:
         return True
-    words = content_words(reading.text, moment.lang)
-    return 0 < len(words) <= MAX_MOVE_WORDS and reading.confidence is None
+    return len(words) <= MAX_MOVE_WORDS and reading.confidence is None
 
 
 def _worded(understood: Understanding, reading: Reading) -> bool:
