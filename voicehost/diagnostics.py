@@ -19,16 +19,14 @@ def configure(*, debug: bool = False, show_heard: bool = False) -> None:
     """One handler on standard error for voicehost's loggers: warnings always, the ears' lines with
     --show-heard, everything with --debug."""
     root = logging.getLogger("voicehost")
-    ours = [handler for handler in root.handlers if getattr(handler, "voicehost", False)]
-    if ours:  # a command run again in one process: today's standard error, not a closed one
-        for handler in ours:
-            if isinstance(handler, logging.StreamHandler):
-                handler.setStream(sys.stderr)
-    else:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("%(message)s"))
-        handler.voicehost = True  # type: ignore[attr-defined]
-        root.addHandler(handler)
-        root.propagate = False
+    for old in [handler for handler in root.handlers if getattr(handler, "voicehost", False)]:
+        # a command run again in one process: today's standard error, not a closed one (never
+        # flushed: setStream would flush the old stream, and a closed one raises)
+        root.removeHandler(old)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    handler.voicehost = True  # type: ignore[attr-defined]
+    root.addHandler(handler)
+    root.propagate = False
     root.setLevel(logging.DEBUG if debug else logging.WARNING)
     logging.getLogger(HEARD).setLevel(logging.DEBUG if debug or show_heard else logging.WARNING)
