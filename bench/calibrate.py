@@ -506,6 +506,7 @@ def main(argv: list[str] | None = None) -> int:
         answer_share=moves.answer_share,
         pass_share=moves.pass_share,
         number_sure=moves.number_sure,
+        ending_gap=moves.ending_gap,
         name_gain=round(name_gain, 3),
         name_ask=round(name_ask, 3),
         fitted=fitted,
@@ -530,6 +531,7 @@ def _write_moves(shipped: Calibration, moves: MovePoints, write: bool) -> int:
         number_sure=moves.number_sure,
         pass_share=moves.pass_share,
         answer_share=moves.answer_share,
+        ending_gap=moves.ending_gap,
         fitted=fitted,
     )
     text = json.dumps(refitted.to_dict(), indent=1)

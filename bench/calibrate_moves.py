@@ -1,6 +1,7 @@
 """The operating points of the moves around the cards, chosen on the tuning voices as the cards' are:
 when a clue's number is sure enough to take the clue at once, when "pass" heard unsure acts at once because
-the scores agree, and when "yes" or "no" heard only by the scores answers a question.
+the scores agree, when "yes" or "no" heard only by the scores answers a question, and how near the free
+transcript "new game" or "quit" must come once a game is over.
 
 Each is a share of the belief the ears' scores give (the number among every number; "pass" among the
 cards and "pass"; "yes" or "no" among the phrases a question offers). The point chosen is the lowest
@@ -18,12 +19,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-from bench.corpus import Condition, Utterance, audio_of, boards
+from bench.corpus import Condition, Utterance, audio_of, boards, ending_corpus, voices_of
 from voicehost.decision import Calibration, calibration, decide
 from voicehost.decision.clues import clue_share
 from voicehost.decision.decide import lead_share
-from voicehost.understanding import Command, HeardClue, HeardCommand, vocabulary
-from voicehost.understanding.moment import Awaited, Moment
+from voicehost.decision.endings import ending_gap, ending_verdict
+from voicehost.understanding import Action, Command, HeardClue, HeardCommand, vocabulary
+from voicehost.understanding.moment import Awaited, Moment, moment_for
 from voicehost.understanding.reading import Reading
 
 T = TypeVar("T")
@@ -116,7 +118,7 @@ def _scored_share(heard: Any, moment: Moment, word: str) -> float:
     if heard.closed is None:
         return 0.0
     yes_no = {vocabulary(moment.lang).scored_words[c] for c in (Command.YES, Command.NO)}
-    rivals = {*moment.cards, *yes_no} if moment.answering else set(moment.cards)
+    rivals = {*moment.scored_cards, *yes_no} if moment.answering else set(moment.cards)  # "yes" leads every card
     return lead_share(heard.closed, word, rivals)
 
 
@@ -142,7 +144,9 @@ def collect_commands(
         if not isinstance(understood, HeardCommand) or understood.command not in _family(command):
             return MoveSample(utterance.uid, condition.name, 0.0, False, False)
         word = vocabulary(utterance.lang).scored_words[understood.command]
-        plain = isinstance(reading.said, HeardCommand) and reading.said.command is understood.command
+        # read plainly, or (an answer) the words as typed agree with the scores: no point needed for either
+        words = reading.typed if answering else reading.said
+        plain = isinstance(words, HeardCommand) and words.command is understood.command
         share = _scored_share(heard, moment, word)
         return MoveSample(utterance.uid, condition.name, share, plain, utterance.command is understood.command)
 
@@ -160,10 +164,78 @@ def _family(command: Command) -> tuple[Command, ...]:
 
 
 @dataclass(frozen=True)
+class EndingSample:
+    uid: str
+    condition: str
+    gap: float | None  # the best ending phrase's nats below the free transcript; None: nothing scored
+    meant: str | None  # the command said ("new_game", "quit"), None for talk, cards and other commands
+    taken: str | None  # what the gap alone would take: the best phrase's command
+
+
+def collect_endings(
+    recognizer: Any, utterances: Sequence[Utterance], conditions: Sequence[Condition], cache: Path, measured: Measured
+) -> list[EndingSample]:
+    """Once a game is over: "new game" and "quit" as the tuning voices say them, and what must not be taken
+    for either (table talk, cards, the other commands), scored against every way of saying them."""
+    lenient = replace(calibration(), ending_gap=math.inf)
+
+    def measure(utterance: Utterance, condition: Condition) -> EndingSample | None:
+        cards = tuple(boards(utterance.lang)["test"].cards)
+        moment = replace(moment_for(utterance.lang, cards, 5, Awaited.OVER), visible=())
+        heard = recognizer.recognize(audio_of(utterance, condition, cache), moment)
+        reading = Reading(heard.text, moment, heard.confidence)
+        said = reading.said
+        meant = utterance.command.value if utterance.command is not None else None
+        if isinstance(said, HeardCommand) and said.action is Action.ACCEPT:
+            return EndingSample(utterance.uid, condition.name, None, meant, None)  # read plainly: no gap needed
+        taken = ending_verdict(heard, reading, lenient)
+        command = taken.command.value if isinstance(taken, HeardCommand) else None
+        return EndingSample(utterance.uid, condition.name, ending_gap(heard), meant, command)
+
+    langs = list(dict.fromkeys(u.lang for u in utterances))
+    endings = [u for lang in langs for u in ending_corpus(lang, voices_of(lang, "tune"))]
+    todo = [(u, c) for u in (*endings, *utterances) for c in conditions if u.kind in ("ending", "talk", "command")]
+    return list(measured("ending", todo, measure, lambda row: EndingSample(**row), cache))
+
+
+MIN_TAKEN: Final = 10
+"""A gap that takes fewer endings than this says nothing about its wrong ones."""
+
+
+def gap_point(samples: Sequence[EndingSample], shipped: float | None) -> float | None:
+    """The widest gap (nats a token) at which the endings it takes are wrong at most WRONG_RATE of the time;
+    None when none is (endings are then taken from their words only); `shipped` when fewer than
+    MIN_SAMPLES endings were said."""
+    if sum(s.meant is not None for s in samples) < MIN_SAMPLES:
+        return shipped
+    gaps = sorted({s.gap for s in samples if s.gap is not None and s.taken is not None})
+    best: float | None = None
+    for gap in gaps:
+        taken = [s for s in samples if s.gap is not None and s.taken is not None and s.gap <= gap]
+        if len(taken) >= MIN_TAKEN and sum(s.taken != s.meant for s in taken) <= WRONG_RATE * len(taken):
+            best = gap
+    return None if best is None else math.floor(best * 1000) / 1000
+
+
+def ending_summary(samples: Sequence[EndingSample], chosen: float | None) -> str:
+    meant = [s for s in samples if s.meant is not None]
+    plain = [s for s in samples if s.gap is None]
+    head = f"new game or quit once the game is over: {len(samples)} utterances, {len(plain)} read from their words"
+    if chosen is None:
+        return f"{head}; no gap from the transcript keeps the wrong ones under {WRONG_RATE:.1%}: words only"
+    taken = [s for s in samples if s.gap is not None and s.taken is not None and s.gap <= chosen]
+    return (
+        f"{head}; within {chosen:.3f} nats a token of the transcript, {sum(s.taken == s.meant for s in taken)} "
+        f"of {len(meant)} meant taken, {sum(s.taken != s.meant for s in taken)} taken wrongly"
+    )
+
+
+@dataclass(frozen=True)
 class MovePoints:
     number_sure: float
     pass_share: float
     answer_share: float
+    ending_gap: float | None
     summaries: tuple[str, ...]
 
 
@@ -179,13 +251,17 @@ def move_points(
     # "pass" acts at once when the transcript read it too and the scores agree from this share
     pass_share = point([s for s in passes if s.plain], shipped.pass_share)
     answer_share = point([s for s in answers if not s.plain], shipped.answer_share)  # a plain "yes" needs no scores
+    endings = collect_endings(recognizer, utterances, conditions, cache, measured)
+    gap = gap_point(endings, shipped.ending_gap)
     return MovePoints(
         number_sure,
         pass_share,
         answer_share,
+        gap,
         (
             summary("clue numbers", clues, number_sure),
             summary("pass heard unsure, the scores agreeing", [s for s in passes if s.plain], pass_share),
             summary("yes or no from the scores alone", [s for s in answers if not s.plain], answer_share),
+            ending_summary(endings, gap),
         ),
     )

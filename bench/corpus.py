@@ -108,6 +108,18 @@ ANSWERS: Final[dict[Lang, tuple[tuple[Command, str], ...]]] = {
     Lang.IT: ((Command.YES, "sì"), (Command.YES, "esatto"), (Command.NO, "no"), (Command.NO, "sbagliato")),
     Lang.EN: ((Command.YES, "yes"), (Command.YES, "correct"), (Command.NO, "no"), (Command.NO, "nope")),
 }
+ENDINGS: Final[dict[Lang, tuple[tuple[Command, str], ...]]] = {
+    Lang.PT_BR: ((Command.NEW_GAME, "nova partida"), (Command.NEW_GAME, "jogar de novo"), (Command.QUIT, "sair"),
+                 (Command.QUIT, "sair do jogo"), (Command.QUIT, "tchau")),
+    Lang.PT_PT: ((Command.NEW_GAME, "nova partida"), (Command.NEW_GAME, "jogar outra vez"), (Command.QUIT, "sair"),
+                 (Command.QUIT, "sair do jogo"), (Command.QUIT, "adeus")),
+    Lang.IT: ((Command.NEW_GAME, "nuova partita"), (Command.NEW_GAME, "giochiamo ancora"), (Command.QUIT, "esci"),
+              (Command.QUIT, "esci dal gioco"), (Command.QUIT, "arrivederci")),
+    Lang.EN: ((Command.NEW_GAME, "new game"), (Command.NEW_GAME, "play again"), (Command.QUIT, "quit"),
+              (Command.QUIT, "goodbye"), (Command.QUIT, "exit the game")),
+}  # fmt: skip
+"""What a table says once a game is over (`ending_corpus`; kept out of `corpus`, whose kinds the recognition
+bench reports)."""
 TALK_PER_VOICE: Final = 16
 """Lines of table talk each voice says (of the 62 per language in tests/data/table_talk)."""
 QUICK: Final = {"card": 3, "lead-in": 2, "clue": 2, "command": 1, "yes/no": 1, "talk": 2}
@@ -195,6 +207,15 @@ def corpus(lang: Lang, voices: Sequence[TestVoice], *, quick: bool = False) -> l
             batch.append(Utterance(lang, voice, "talk", talk[(index + number * TALK_PER_VOICE) % len(talk)], "test"))
         said += _few(batch) if quick else batch
     return said
+
+
+def ending_corpus(lang: Lang, voices: Sequence[TestVoice]) -> list[Utterance]:
+    """ "New game" and "quit" as `voices` say them once a game is over (kind "ending")."""
+    return [
+        Utterance(lang, voice, "ending", text, "test", command=command)
+        for voice in voices
+        for command, text in ENDINGS[lang]
+    ]
 
 
 def _few(batch: Sequence[Utterance]) -> list[Utterance]:

@@ -7,6 +7,7 @@ path's own parts (a clue's number scored, "pass" agreed by the scores) are given
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,12 +18,15 @@ from engine.events import EventType
 from engine.game import Phase
 from engine.lang import Lang
 from engine.variants import Variants
+from voicehost.decision import unfinished
 from voicehost.ears.heard import ClosedSet, ClueNumbers, Heard
 from voicehost.prompts import Prompts
 from voicehost.referee.host import Host, HostSettings
+from voicehost.understanding.moment import ListenMode
 
 BOARDS = Path(__file__).resolve().parents[1] / "boards"
 SORRY = {"en": "Sorry?", "pt-BR": "Como?", "pt-PT": "Como?", "it": "Come?"}
+YES = {"en": "yes", "pt-BR": "sim", "pt-PT": "sim", "it": "sì"}
 CLUE = {"en": "music, two", "pt-BR": "música, dois", "pt-PT": "música, dois", "it": "musica, due"}
 
 
@@ -141,7 +145,6 @@ def test_a_clue_whose_number_is_sure_is_taken_at_once_by_ear() -> None:
 
 def test_a_clue_word_and_its_number_in_two_breaths_are_one_clue_by_ear() -> None:
     """The ears hold the utterance open when the decision says it is a clue's word alone."""
-    from voicehost.decision import unfinished
 
     host, _, _ = table("classic-it")
     moment = host.moment()
@@ -165,6 +168,21 @@ def test_talk_while_a_question_waits_asks_it_again_once() -> None:
     assert said.since(count) == [question]
     host.hear("sardine")
     assert "guess" in kinds(game)
+
+
+@pytest.mark.parametrize(("lang", "garbled"), [("en", "yeth"), ("pt-BR", "XIN"), ("pt-PT", "sen"), ("it", "ci")])
+def test_an_answer_half_heard_gets_the_question_once_more(lang: str, garbled: str) -> None:
+    host, said, game = table(f"classic-{lang}")
+    host.hear(CLUE[lang])
+    card = game.visible_cards()[0]
+    host.hear(Heard(card.lower(), 0.4))  # unsure: asked back
+    question = said.lines[-1]
+    assert host.question is not None
+    count = len(said.lines)
+    host.hear(Heard(garbled, 0.2))  # "yes" said, come out as nothing the host knows
+    assert said.since(count) == [SORRY[lang], question] and host.question is not None
+    host.hear(Heard(garbled, 0.2))  # asked once more only: then the question is let go, as before
+    assert host.question is None and said.lines[-1] != question
 
 
 @pytest.mark.parametrize("command", ["score", "whose turn is it?", "repeat"])
@@ -277,7 +295,6 @@ def test_duet_players_say_their_side_alone_or_before_the_clue() -> None:
 
 
 def test_the_lead_in_holds_for_a_lone_side_in_duet() -> None:
-    from voicehost.decision import unfinished
 
     host, _, _ = table("duet-en")
     assert unfinished(Heard("A."), host.moment())
@@ -312,3 +329,38 @@ def test_a_command_heard_a_slip_away_is_that_command_by_ear_only() -> None:
     host.hear(Heard("música, dois", 0.2))  # "Pista: música, 2? Sim ou não?"
     host.hear(Heard("sin", 0.5))
     assert kinds(game)[-1] != "clue" or host.question is not None
+
+
+@pytest.mark.parametrize(
+    ("lang", "garbled"), [("pt-BR", "Saier do jogo."), ("it", "Escie dal gioco."), ("en", "Quit the gam.")]
+)
+def test_once_the_game_is_over_a_quit_heard_a_slip_away_ends_the_session(lang: str, garbled: str) -> None:
+    """After the last card, "sair do jogo" transcribed "Saier do jogo." is quit by ear (the whole line was
+    once read as a clue's word, so the slip was never looked for); typed, a slip stays no command."""
+    host, _said, game = table(f"classic-{lang}")
+    host.hear(CLUE[lang])
+    host.hear(first_of(game, "assassin").lower())
+    assert game.over
+    host.hear(garbled.rstrip("."))  # typed: not a command
+    assert host.question is None and not host.finished
+    host.hear(Heard(garbled, 0.5))  # by ear: quit, asked first as quitting always is
+    assert host.question is not None
+    host.hear(YES[lang])
+    assert host.finished
+
+
+@pytest.mark.parametrize(
+    ("text", "listening", "waits"),
+    [
+        ("Host,", ListenMode.ADDRESSED, True),  # "Host ... sardine": the move comes next
+        ("Oost", ListenMode.ADDRESSED, True),  # the name alone as Whisper writes it
+        ("Host, sardine", ListenMode.ADDRESSED, False),
+        ("Oost", ListenMode.OPEN, False),  # the open way takes a card without the name: nothing to wait for
+        ("is it the sardine or the walrus", ListenMode.ADDRESSED, False),
+    ],
+)
+def test_the_hosts_name_alone_waits_for_the_move_that_follows(text: str, listening: ListenMode, waits: bool) -> None:
+    host, _said, _game = table("classic-en")
+    host.hear("music, two")
+    moment = replace(host.moment(), listening=listening)
+    assert unfinished(Heard(text, 0.4), moment) is waits

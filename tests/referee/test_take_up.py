@@ -13,7 +13,7 @@ from voicehost.decision import calibration
 from voicehost.ears.heard import ClosedSet, Heard
 from voicehost.referee.attention import Attention
 from voicehost.referee.take_up import heard_afresh, take_up
-from voicehost.understanding import Action, HeardGuess
+from voicehost.understanding import Action, HeardCommand, HeardGuess
 from voicehost.understanding.moment import Awaited, ListenMode, Moment
 from voicehost.understanding.results import Command, HeardClueCheck
 
@@ -114,3 +114,31 @@ def test_a_lone_yes_heard_unsure_with_nothing_asked_is_let_be_whatever_the_score
     taken = take_up(Heard("Yes", 0.33, closed=closed, transcript_logprob=-1.0), moment(True))
     assert not isinstance(taken.understood, HeardGuess)
     assert taken.verdict is Attention.IGNORE
+
+
+def _asked(card: str) -> Moment:
+    """ "CARD?" waits for its answer, every card of CARDS still visible."""
+    return Moment(Lang.EN, Awaited.GUESS, visible=CARDS, asked=True, offers=(card,), before=((card, 0.5),))
+
+
+def test_at_a_question_another_card_leading_the_scores_is_no_yes() -> None:
+    """ "WALRUS?" - "piano" (half heard): "yes" scores above WALRUS, but PIANO above both. Weighed among
+    the card asked about and "yes" alone, "piano" would be a sure "yes" and reveal WALRUS; every visible
+    card is scored while a question waits, so it is no answer, and is heard afresh as a guess."""
+    phrases = ("WALRUS", "PIANO", "OCEAN", "CHERRY", "yes", "no")
+    logits = (-9.0, -1.0, -9.0, -9.0, -2.0, -9.0)
+    closed = ClosedSet(phrases, logits, logits, (0.0, 0.7, 0.0, 0.0, 0.3, 0.0))
+    asked = _asked("WALRUS")
+    assert asked.scored_cards == CARDS
+    taken = take_up(Heard("pianu", 0.2, closed=closed, transcript_logprob=-1.0), asked)
+    assert not isinstance(taken.understood, HeardCommand)
+    again = heard_afresh(taken, asked)
+    assert isinstance(again, HeardGuess) and again.card == "PIANO"
+
+
+def test_at_a_question_yes_leading_every_card_is_yes() -> None:
+    phrases = ("WALRUS", "PIANO", "OCEAN", "CHERRY", "yes", "no")
+    logits = (-12.0, -12.0, -12.0, -12.0, -0.01, -12.0)
+    closed = ClosedSet(phrases, logits, logits, (0.0, 0.0, 0.0, 0.0, 1.0, 0.0))
+    taken = take_up(Heard("yeth", 0.2, closed=closed, transcript_logprob=-1.0), _asked("WALRUS"))
+    assert isinstance(taken.understood, HeardCommand) and taken.understood.command is Command.YES

@@ -72,6 +72,8 @@ class Calibration:
     example_weight: float = 0.0  # nats a card loses per unit of its examples' cost above the best card's
     number_sure: float = 0.9  # a clue is taken at once from this share of the belief in its number
     by_lang: Mapping[str, Logistic] = field(default_factory=dict)  # a language's own guess model, where fitted
+    ending_gap: float | None = None  # once the game is over, "new game" or "quit" taken within this many nats a
+    # token of the transcript; None: from their words only
 
     def guess_model(self, lang: Lang) -> Logistic:
         """The model that weighs a card named by its name in `lang`: the language's own where the tuning data
@@ -97,6 +99,7 @@ class Calibration:
             place=Logistic.from_dict(data["place"], "the place calibration") if "place" in data else None,
             example_weight=float(data.get("examples", {}).get("weight", 0.0)),
             number_sure=float(data.get("clues", {}).get("number_sure", 0.9)),
+            ending_gap=_optional_float(data["commands"].get("ending_gap")),
             by_lang={
                 lang: Logistic.from_dict(model, f"the {lang} guess calibration")
                 for lang, model in data.get("guess_by_lang", {}).items()
@@ -107,13 +110,21 @@ class Calibration:
         return {
             "fitted": dict(self.fitted),
             "guess": Logistic(self.bias, self.weights, self.act, self.ask).to_dict(),
-            "commands": {"answer_share": self.answer_share, "pass_share": self.pass_share},
+            "commands": {
+                "answer_share": self.answer_share,
+                "pass_share": self.pass_share,
+                "ending_gap": self.ending_gap,
+            },
             "name": {"gain": self.name_gain, "ask": self.name_ask},
             **({"place": self.place.to_dict()} if self.place is not None else {}),
             "examples": {"weight": self.example_weight},
             "clues": {"number_sure": self.number_sure},
             **({"guess_by_lang": {k: v.to_dict() for k, v in self.by_lang.items()}} if self.by_lang else {}),
         }
+
+
+def _optional_float(value: Any) -> float | None:
+    return None if value is None else float(value)
 
 
 _chosen: list[Calibration] = []

@@ -31,6 +31,7 @@ from voicehost.understanding import (
     Understanding,
     vocabulary,
 )
+from voicehost.understanding.moment import Moment
 from voicehost.understanding.reading import Reading
 from voicehost.understanding.talk import MAX_NAME_WORDS
 
@@ -55,6 +56,8 @@ def card_verdict(heard: Heard, reading: Reading, model: Calibration) -> Understa
     if found is None:
         return said
     if found.features is None:
+        if found.top not in vocabulary(moment.lang).scored_words.values():
+            return NotUnderstood(heard.text, Action.REPROMPT, 0.0)  # another card than asked about: no answer
         return _command(heard, said, found.top, found.shares[found.top], moment.lang, moment.answering, model)
     guess = model.guess_model(moment.lang)  # the language's own model where one was fitted
     probability = guess.probability(found.features)
@@ -102,9 +105,38 @@ class Evidence:
 def evidence(heard: Heard, reading: Reading, model: Calibration) -> Evidence | None:
     """The scores of the phrases that may be meant now, with the second signal weighed in by `model`
     and what was heard before added in; None when the engine scored nothing that covers these cards
-    (the transcript alone is read then)."""
+    (the transcript alone is read then).
+
+    While a question waits, every visible card was scored too (`Moment.scored_cards`): "yes" or "no" the
+    words do not read plainly must lead them all, and another card leading is no answer (heard afresh, as a
+    guess of its own).
+    A card asked about that leads is weighed among the phrases the question offers, as calibrated."""
     moment = reading.moment
     cards = moment.cards
+    said = reading.said
+    plain_answer = isinstance(said, HeardCommand) and said.command in (Command.YES, Command.NO)
+    if moment.answering and not plain_answer:  # "Sim" read plainly is weighed as before, against the offers
+        wide = _shares(heard, moment.scored_cards, moment, model)
+        if wide is not None:
+            top = max(wide, key=lambda phrase: wide[phrase])
+            if top not in cards:
+                return Evidence(top, wide, None)
+    logits = _logits(heard, cards, moment, model)
+    if logits is None:
+        return None
+    shares = _softmax(logits)
+    top = max(shares, key=lambda phrase: shares[phrase])
+    if top not in cards:
+        return Evidence(top, shares, None)
+    assert heard.closed is not None
+    logprob = dict(zip(heard.closed.phrases, heard.closed.logprobs, strict=True))[top]
+    features = GuessFeatures.of(heard, reading.named, top, logits, shares, logprob, moment.lang)
+    return Evidence(top, shares, features)
+
+
+def _logits(heard: Heard, cards: Sequence[str], moment: Moment, model: Calibration) -> dict[str, float] | None:
+    """The logits of `cards` and the scored words, the second signal and what was heard before weighed in;
+    None when the scores do not cover `cards`."""
     closed = _restricted(heard.closed, cards, moment.lang, moment.answering)
     if closed is None:
         return None
@@ -112,13 +144,12 @@ def evidence(heard: Heard, reading: Reading, model: Calibration) -> Evidence | N
     for card, share in moment.before:  # what was heard before counts: a repeated card adds up
         if card in logits:
             logits[card] += math.log(max(share, 1e-6))
-    shares = _softmax(logits)
-    top = max(shares, key=lambda phrase: shares[phrase])
-    if top not in cards:
-        return Evidence(top, shares, None)
-    logprob = dict(zip(closed.phrases, closed.logprobs, strict=True))[top]
-    features = GuessFeatures.of(heard, reading.named, top, logits, shares, logprob, moment.lang)
-    return Evidence(top, shares, features)
+    return logits
+
+
+def _shares(heard: Heard, cards: Sequence[str], moment: Moment, model: Calibration) -> dict[str, float] | None:
+    logits = _logits(heard, cards, moment, model)
+    return None if logits is None else _softmax(logits)
 
 
 def _restricted(closed: ClosedSet | None, cards: Sequence[str], lang: Lang, answering: bool) -> ClosedSet | None:

@@ -17,6 +17,7 @@ from dataclasses import replace
 from voicehost.decision.calibration import Calibration, calibration
 from voicehost.decision.cards import card_verdict
 from voicehost.decision.clues import clue_verdict
+from voicehost.decision.endings import ending_verdict
 from voicehost.decision.stops import is_stop
 from voicehost.ears.heard import ClosedSet, Heard
 from voicehost.understanding import (
@@ -32,7 +33,7 @@ from voicehost.understanding import (
     vocabulary,
 )
 from voicehost.understanding.checks import clue_check
-from voicehost.understanding.moment import Moment
+from voicehost.understanding.moment import Awaited, Moment
 from voicehost.understanding.reading import Reading
 
 
@@ -66,6 +67,8 @@ def decide(heard: Heard, reading: Reading, model: Calibration | None = None) -> 
         if is_stop(heard, reading):
             return HeardCommand(reading.text, Action.ACCEPT, 1.0, Command.STOP_TALKING)
         return NotUnderstood(reading.text, Action.REPROMPT, 0.0)
+    if moment.awaited is Awaited.OVER and heard.commands is not None:
+        return ending_verdict(heard, reading, model or calibration())
     if not moment.guessing:
         check = clue_check(reading.text, moment.lang)
         if check is not None:

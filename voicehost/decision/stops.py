@@ -19,5 +19,5 @@ def is_stop(heard: Heard, reading: Reading) -> bool:
     said = reading.said
     if isinstance(said, HeardCommand) and said.command is Command.STOP_TALKING:
         return True
-    stops, whole = heard.stops, heard.transcript_logprob
+    stops, whole = heard.commands, heard.transcript_logprob
     return stops is not None and whole is not None and bool(stops.logprobs) and whole - stops.logprobs[0] <= STOP_GAP

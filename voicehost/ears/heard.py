@@ -57,8 +57,9 @@ class Heard:
     """One utterance as the engine heard it: its text, and what the engine weighed to get there.
 
     `confidence` is the engine's own (vosk's word posteriors; Whisper's transcript probability); `closed`
-    holds Whisper's scores of the phrases that make sense now, `numbers` and `stops` those of a clue's
-    number and of "stop"."""
+    holds Whisper's scores of the phrases that make sense now, `numbers` those of a clue's number, and
+    `commands` those of the few commands that alone make sense ("stop" over the host, "new game" or
+    "quit" once the game is over)."""
 
     text: str
     confidence: float | None = None
@@ -75,7 +76,8 @@ class Heard:
     examples: ByExample | None = None  # the cards aligned with examples of them said by the host's voices (Whisper)
     snr_db: float | None = None  # how far the speech stands above the noise under it, estimated (Whisper)
     numbers: ClueNumbers | None = None  # a clue's number scored after its word (Whisper, while a clue is awaited)
-    stops: ClosedSet | None = None  # the stop phrases scored as transcripts (Whisper, while the host talks)
+    commands: ClosedSet | None = None  # command phrases scored as transcripts, best first (Whisper; `phrases_scored`);
+    # once the game is over, these and `transcript_logprob` are per token
 
 
 class Recognizer(Protocol):

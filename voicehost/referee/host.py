@@ -29,7 +29,7 @@ from voicehost.referee.attention import Attention
 from voicehost.referee.effects import Ask, Claim, Effect, Follow, Listen, NewGame, Play, Quit, Say, Timer, Whisper
 from voicehost.referee.questions import ConfirmGuess, Question
 from voicehost.referee.rulings import PendingClue
-from voicehost.referee.take_up import TakenUp, heard_afresh, take_up
+from voicehost.referee.take_up import TakenUp, heard_afresh, take_up, unclear_answer
 from voicehost.referee.timer import SandTimer
 from voicehost.referee.view import HostSettings, View
 from voicehost.understanding import Action, Command, Grid, HeardCommand, HeardGuess
@@ -276,10 +276,15 @@ class Host:
                 answered = [] if repeat else acting.respond(view, understood, side)
                 self.apply([*answered, Ask(question, again=True)])
                 return
-            self.question = None
-            self._reasked = False
             if question.afresh_on_all_cards:  # not one of the offered cards: the whole table
                 understood = heard_afresh(taken, moment)
+            if question.yes_no and not self._reasked and unclear_answer(taken, understood):
+                # "CEREJA?" answered "XIN": an answer half heard, no other move; asked once more, not dropped
+                self._reasked = True
+                self.apply([Say(self.t("input.sorry"), remember=False), Ask(question, again=True)])
+                return
+            self.question = None
+            self._reasked = False
         covered = self._covered(taken)
         if taken.verdict is Attention.SORRY and covered is None:
             self.apply([Say(self.t("input.sorry"), remember=False)])

@@ -29,7 +29,7 @@ from voicehost.understanding.positions import place_words
 from voicehost.understanding.reading import Reading
 from voicehost.understanding.results import HeardCorrection, HeardSide
 from voicehost.understanding.sides import side_first
-from voicehost.understanding.talk import Form, content_words, form_of
+from voicehost.understanding.talk import MAX_NAME_WORDS, Form, content_words, form_of
 
 
 @dataclass(frozen=True)
@@ -106,6 +106,16 @@ def heard_afresh(taken: TakenUp, moment: Moment) -> Understanding:
     hedged as it was the first time."""
     understood = decide(taken.heard, taken.reading.again(moment.afresh()))
     return hedged(understood) if taken.hedge else understood
+
+
+def unclear_answer(taken: TakenUp, understood: Understanding) -> bool:
+    """Whether an utterance heard while a yes-or-no question waits was an answer half heard ("sim" come
+    out "XIN"): a word or two, no talk, and no other move read in it even against every card
+    (`understood`, heard afresh). The question is then asked once more rather than dropped."""
+    if taken.form.talk or not isinstance(understood, NotUnderstood):
+        return False
+    words = taken.reading.text.split()
+    return 0 < len(words) <= MAX_NAME_WORDS
 
 
 def name_heard(heard: Heard) -> Attention | None:

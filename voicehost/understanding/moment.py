@@ -74,6 +74,15 @@ class Moment:
         return self.offers if self.offers is not None else self.visible
 
     @property
+    def scored_cards(self) -> tuple[str, ...]:
+        """The cards the ears score: those asked about first, then (while a question waits) every other
+        visible card too, so that "yes" must beat each of them: a player who names another card instead
+        of answering ("CEREJA?" - "hospital") is heard naming it, not saying "yes"."""
+        if self.offers is None:
+            return self.visible
+        return tuple(dict.fromkeys((*self.offers, *self.visible)))
+
+    @property
     def names(self) -> tuple[str, ...]:
         """The host's names the ears listen for before a move: only when a move counts said to it."""
         return self.host_names if self.listening is ListenMode.ADDRESSED else ()

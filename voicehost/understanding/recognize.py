@@ -163,8 +163,10 @@ def _word_alone(
     hesitation or a filler: "uh", "okay")."""
     keys = keys_of(core)
     noise = any(phrases.prefix(keys, 0) == len(keys) for phrases in (vocab.hesitations, vocab.fillers))
-    if noise or clue.word is None or clue.has_number or len(clue.word.split()) != 1:
+    if noise or clue.word is None or clue.has_number:
         return _unknown(text)
+    if len(clue.word.split()) != 1:  # no clue's word: by ear, maybe a command garbled ("Saier do jogo.")
+        return _near_command(text, core, vocab, Phase.CLUE, asr)
     if asr is not None and sounds_like_command(core, vocab):
         return _near_command(text, core, vocab, Phase.CLUE, asr)  # "nau" for "não": no clue's word
     confidence = 1.0 if asr is None else asr

@@ -303,6 +303,21 @@ def command_phrases(lang: Lang, command: Command) -> tuple[str, ...]:
     return tuple(dict.fromkeys(phrases))
 
 
+ENDINGS: Final = (Command.NEW_GAME, Command.QUIT)
+"""What makes sense once a game is over."""
+
+
+@cache
+def ending_phrases(lang: Lang) -> tuple[str, ...]:
+    """Every way of saying "new game" and "quit", as written: a recognizer scores them once a game is over."""
+    return tuple(dict.fromkeys(phrase for command in ENDINGS for phrase in command_phrases(lang, command)))
+
+
+def ending_of(lang: Lang, phrase: str) -> Command:
+    """The command one of `ending_phrases` says."""
+    return next(command for command in ENDINGS if phrase in command_phrases(lang, command))
+
+
 @cache
 def spoken_numbers(lang: Lang, *, up_to: int = 9) -> tuple[tuple[str, int | None], ...]:
     """Each way the language says a clue's number up to ``up_to``, as written (accents kept), and

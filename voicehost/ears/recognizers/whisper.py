@@ -14,7 +14,8 @@ lead-ins, when the words sound like one (`places_to_score`) or are a garbled wor
 Beside the scores, a second signal: the cards found by their sounds, aligned with examples said by the
 host's own voices (`voicehost.ears.examples`), and how noisy the room was (`voicehost.ears.conditions`).
 For a clue, every way of saying a number is scored after the clue's word (`Heard.numbers`); while the
-host talks, the stop phrases (`Heard.stops`). Nothing here decides.
+host talks or once the game is over, the few commands that make sense (`Heard.commands`). Nothing here
+decides.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import numpy as np
+from rapidfuzz.distance import Levenshtein
 
 from engine.lang import Lang
 from voicehost.audio.samples import SAMPLE_RATE, Audio
@@ -44,6 +46,7 @@ from voicehost.understanding import Action, Command, HeardGuess, command_phrases
 from voicehost.understanding.moment import Awaited, Moment
 from voicehost.understanding.positions import garbled_place_ways, places_to_score
 from voicehost.understanding.reading import Reading
+from voicehost.understanding.vocabulary import ending_phrases
 
 FRAME_STEP: Final = 100
 """Encoder windows are multiples of 1 s (100 mel frames), so the silence prior can be cached."""
@@ -168,8 +171,8 @@ class WhisperRecognizer:
             readings = self._name_readings(sot, text, moment.names) if named else None
             if readings is not None:
                 scoring.expect(readings.pairs)  # in the same pass as the cards
-            if moment.over_host:
-                heard = self._stops(scoring, sot, transcript, heard, moment.lang)
+            if moment.over_host or (moment.awaited is Awaited.OVER and not moment.asked):
+                heard = self._commands(scoring, sot, transcript, heard, moment)
             elif moment.hears_cards and (moment.cards or moment.answering):
                 heard = self._closed_set(scoring, frames, sot, transcript, heard, moment)
             elif moment.awaited is Awaited.CLUE and not moment.asked:
@@ -223,7 +226,7 @@ class WhisperRecognizer:
         if not (places or moment.answering or _names_a_card(heard.text, moment)):
             places = garbled_place_ways(heard.text, moment.lang)
         extras = extra_phrases(moment.lang, moment.answering)
-        phrases = tuple(dict.fromkeys((*moment.cards, *extras)))
+        phrases = tuple(dict.fromkeys((*moment.scored_cards, *extras)))
         starts = _lead_starts(self._tokenizer, transcript.tokens)
         leads: list[list[int]] = [[], *(transcript.tokens[:start] for start in starts)]
         leads += [self._name_tokens(name) for name in moment.names]  # "Host, cherry" with "Host" lost
@@ -361,19 +364,25 @@ class WhisperRecognizer:
         )
         return replace(heard, numbers=numbers, transcript_logprob=scores[-1])
 
-    def _stops(self, scoring: Scoring, sot: list[int], transcript: Transcript, heard: Heard, lang: Lang) -> Heard:
-        """While the host talks only "stop" matters, and a lone short word is what Whisper hears worst
-        ("para" comes out "pátor"): the one-word stop phrases are scored as transcripts, beside the free
-        transcript's own score (`voicehost.decision.stops` weighs them)."""
-        phrases = tuple(p for p in command_phrases(lang, Command.STOP_TALKING) if len(p.split()) == 1)
+    def _commands(
+        self, scoring: Scoring, sot: list[int], transcript: Transcript, heard: Heard, moment: Moment
+    ) -> Heard:
+        """Where only a few commands make sense (`phrases_scored`: "stop" while the host talks, "new game"
+        or "quit" once the game is over), their phrases are scored as transcripts beside the free
+        transcript's own score: a short command is what Whisper hears worst ("para" comes out "pátor",
+        "sair do jogo" "Sai no dujogo"). `voicehost.decision` weighs them (`stops`, `endings`); the endings
+        per token, so that a short phrase does not beat a long transcript by its length alone."""
+        phrases = phrases_scored(moment)
         if not phrases or not transcript.tokens:
             return heard
         pairs = [(sot, self._card_tokens(phrase)) for phrase in phrases] + [(sot, [*transcript.tokens, self._eot])]
         scores = scoring.score(pairs)
+        if not moment.over_host:  # "sai" against a long garbled transcript: compared per token, not in total
+            scores = [score / len(tokens) for score, (_, tokens) in zip(scores, pairs, strict=True)]
         order = sorted(range(len(phrases)), key=lambda i: -scores[i])
         logprobs = tuple(scores[i] for i in order)
-        stops = ClosedSet(tuple(phrases[i] for i in order), logprobs, logprobs, (1.0,) * len(order))
-        return replace(heard, stops=stops, transcript_logprob=scores[-1])
+        commands = ClosedSet(tuple(phrases[i] for i in order), logprobs, logprobs, (1.0,) * len(order))
+        return replace(heard, commands=commands, transcript_logprob=scores[-1])
 
     def _clue_word_end(self, tokens: list[int], lang: Lang) -> int:
         """How many of the transcript's tokens make the clue's word: up to the first word that starts a
@@ -537,6 +546,14 @@ def _names_a_card(text: str, moment: Moment) -> bool:
     return isinstance(said, HeardGuess) and said.action is Action.ACCEPT
 
 
+def phrases_scored(moment: Moment) -> tuple[str, ...]:
+    """The command phrases scored alone: over the host's voice the one-word stop phrases; once the game
+    is over, every way of saying "new game" and "quit"."""
+    if moment.over_host:
+        return tuple(p for p in command_phrases(moment.lang, Command.STOP_TALKING) if len(p.split()) == 1)
+    return ending_phrases(moment.lang)
+
+
 def extra_phrases(lang: Lang, answering: bool) -> tuple[str, ...]:
     """Scored with the cards: after a question "yes" and "no" (a free transcript of a lone "sì" is often
     "C"), otherwise "pass" (a lone "pass" is often transcribed as something else); from the vocabulary."""
@@ -617,7 +634,26 @@ def collapse_repeats(text: str) -> str:
             while len(chunk) == size and [_bare(w) for w in words[index : index + size]] == [_bare(w) for w in chunk]:
                 index += size
         words = out
-    return " ".join(words)
+    return " ".join(_without_echo(words))
+
+
+ECHO_MIN_LETTERS: Final = 3
+ECHO_EDITS_PER_LETTER: Final = 0.2
+
+
+def _without_echo(words: list[str]) -> list[str]:
+    """ "Conduttore elicottero Conduttone el" -> "Conduttore elicottero": the repeat a short window makes
+    is often not exact (a letter changed, cut short), so the tail that spells the start again, within a
+    slip per five letters, is dropped. A tail with a digit is never an echo ("tomate tomate 3")."""
+    for cut in range(1, len(words)):
+        head, tail = "".join(map(_bare, words[:cut])), "".join(map(_bare, words[cut:]))
+        if len(tail) < ECHO_MIN_LETTERS or not head or any(ch.isdigit() for ch in tail):
+            continue
+        again = head * (len(tail) // len(head) + 2)
+        spelled = min(Levenshtein.distance(tail, again[:size]) for size in range(len(tail) - 2, len(tail) + 3))
+        if spelled <= int(len(tail) * ECHO_EDITS_PER_LETTER):
+            return words[:cut]
+    return words
 
 
 def _bare(word: str) -> str:

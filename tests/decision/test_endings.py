@@ -1,0 +1,65 @@
+"""Once a game is over (`voicehost.decision.endings`): "new game" or "quit" garbled by the ears is taken
+when its phrase explains the audio nearly as well as the free transcript, and only then."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from engine.lang import Lang
+from voicehost.decision import calibration, decide
+from voicehost.ears.heard import ClosedSet, Heard
+from voicehost.understanding import Command, HeardCommand
+from voicehost.understanding.moment import Awaited, Moment
+from voicehost.understanding.reading import Reading
+
+OVER = Moment(Lang.PT_BR, Awaited.OVER)
+
+
+def heard(text: str, best: str, gap: float) -> Heard:
+    """What the ears give once the game is over: `best` the phrase scored first, `gap` nats below the transcript."""
+    logprobs = (-10.0 - gap, -30.0)
+    other = "nova partida" if best != "nova partida" else "sair"
+    commands = ClosedSet((best, other), logprobs, logprobs, (1.0, 1.0))
+    return Heard(text, 0.3, transcript_logprob=-10.0, commands=commands)
+
+
+def understood(said: Heard, gap: float | None) -> object:
+    model = replace(calibration(), ending_gap=gap)
+    return decide(said, Reading(said.text, OVER, said.confidence), model)
+
+
+def test_a_garbled_quit_near_the_transcript_is_quit() -> None:
+    said = understood(heard("Sai no dujogo. Sai", "sair do jogo", 1.0), gap=2.0)
+    assert isinstance(said, HeardCommand) and said.command is Command.QUIT
+
+
+def test_a_garbled_new_game_is_a_new_game() -> None:
+    said = understood(heard("9 parcida", "nova partida", 0.5), gap=2.0)
+    assert isinstance(said, HeardCommand) and said.command is Command.NEW_GAME
+
+
+def test_a_phrase_further_from_the_transcript_than_the_point_is_not_taken() -> None:
+    said = understood(heard("Sai no dujogo. Sai", "sair do jogo", 3.0), gap=2.0)
+    assert not isinstance(said, HeardCommand)
+
+
+@pytest.mark.parametrize(
+    "text", ["foi uma partida muito boa, parabéns a todos", "eu ainda não acredito que nós perdemos essa"]
+)
+def test_a_long_line_after_a_game_is_talk_whatever_the_scores(text: str) -> None:
+    said = understood(heard(text, "sair", 0.0), gap=2.0)
+    assert not isinstance(said, HeardCommand)
+
+
+def test_said_plainly_it_is_taken_whatever_the_scores() -> None:
+    said = understood(heard("sair do jogo", "nova partida", 9.0), gap=0.0)
+    assert isinstance(said, HeardCommand) and said.command is Command.QUIT
+
+
+def test_without_a_calibrated_point_only_the_words_count() -> None:
+    said = understood(heard("Sai no dujogo. Sai", "sair do jogo", -5.0), gap=None)
+    assert not isinstance(said, HeardCommand)
+    said = understood(heard("sair do jogo", "sair do jogo", 0.0), gap=None)
+    assert isinstance(said, HeardCommand) and said.command is Command.QUIT

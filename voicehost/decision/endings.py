@@ -1,0 +1,43 @@
+"""Once a game is over only "new game" and "quit" make sense, and each is a short phrase Whisper often
+garbles ("sair do jogo" comes out "Sai no dujogo. Sai"). Every way of saying them was scored as a
+transcript of the utterance (`Heard.commands`, per token); one that explains the audio nearly as well as
+the free transcript does (within `Calibration.ending_gap` nats a token, chosen on the tuning voices by
+`bench.calibrate` so that table talk after a game is not taken for either; None where no gap keeps it
+out, and only the words count) is taken."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from voicehost.decision.calibration import Calibration
+from voicehost.ears.heard import Heard
+from voicehost.understanding import Action, HeardCommand, Understanding
+from voicehost.understanding.reading import Reading
+from voicehost.understanding.vocabulary import ENDINGS, ending_of
+
+MAX_ENDING_WORDS: Final = 5
+"""A transcript longer than this is talk about the game, not a garbled "new game" or "quit"."""
+
+
+def ending_gap(heard: Heard) -> float | None:
+    """How many nats a token the best "new game" or "quit" phrase explains the audio worse than the free
+    transcript (0 or less: as well or better); None when nothing was scored."""
+    commands, whole = heard.commands, heard.transcript_logprob
+    if commands is None or whole is None or not commands.logprobs:
+        return None
+    return whole - commands.logprobs[0]
+
+
+def ending_verdict(heard: Heard, reading: Reading, model: Calibration) -> Understanding:
+    """The words' own reading when they say a command plainly; else "new game" or "quit" from the scores
+    when one is within the calibrated gap of the transcript and the line is short; else the words'."""
+    said = reading.said
+    if isinstance(said, HeardCommand) and said.command in ENDINGS and said.action is Action.ACCEPT:
+        return said
+    gap, point = ending_gap(heard), model.ending_gap
+    if gap is None or point is None or heard.commands is None or gap > point:
+        return said
+    if not 0 < len(reading.text.split()) <= MAX_ENDING_WORDS:
+        return said
+    phrase = heard.commands.phrases[0]
+    return HeardCommand(phrase, Action.ACCEPT, 1.0, ending_of(reading.moment.lang, phrase))
