@@ -142,3 +142,25 @@ def test_at_a_question_yes_leading_every_card_is_yes() -> None:
     closed = ClosedSet(phrases, logits, logits, (0.0, 0.0, 0.0, 0.0, 1.0, 0.0))
     taken = take_up(Heard("yeth", 0.2, closed=closed, transcript_logprob=-1.0), _asked("WALRUS"))
     assert isinstance(taken.understood, HeardCommand) and taken.understood.command is Command.YES
+
+
+@pytest.mark.parametrize(("lang", "said", "yes_word"), [(Lang.EN, "Yes.", "yes"), (Lang.PT_BR, "Sim.", "sim")])
+def test_at_a_question_an_unsure_yes_the_scores_put_first_is_yes(lang: Lang, said: str, yes_word: str) -> None:
+    """ "WALRUS?" - "Yes." heard unsure, the scores putting "yes" first but under the point for an answer
+    from the scores alone: the words and the scores agree, so it is taken, not dropped."""
+    phrases = ("WALRUS", "PIANO", "OCEAN", "CHERRY", yes_word, "no" if lang is Lang.EN else "não")
+    logits = (-3.0, -9.0, -9.0, -9.0, -1.0, -9.0)
+    closed = ClosedSet(phrases, logits, logits, (0.12, 0.0, 0.0, 0.0, 0.88, 0.0))
+    asked = Moment(lang, Awaited.GUESS, visible=CARDS, asked=True, offers=("WALRUS",), before=(("WALRUS", 0.5),))
+    assert 0.88 < calibration().answer_share
+    taken = take_up(Heard(said, 0.2, closed=closed, transcript_logprob=-1.0), asked)
+    assert isinstance(taken.understood, HeardCommand) and taken.understood.command is Command.YES
+
+
+def test_at_a_question_an_unsure_yes_another_card_leads_is_no_answer() -> None:
+    """The words say "yes", but the scores put a card first: the two disagree, so nothing is taken as yes."""
+    phrases = ("WALRUS", "PIANO", "OCEAN", "CHERRY", "yes", "no")
+    logits = (-9.0, -0.5, -9.0, -9.0, -1.5, -9.0)
+    closed = ClosedSet(phrases, logits, logits, (0.0, 0.73, 0.0, 0.0, 0.27, 0.0))
+    taken = take_up(Heard("Yes.", 0.2, closed=closed, transcript_logprob=-1.0), _asked("WALRUS"))
+    assert not (isinstance(taken.understood, HeardCommand) and taken.understood.command is Command.YES)

@@ -58,7 +58,7 @@ def card_verdict(heard: Heard, reading: Reading, model: Calibration) -> Understa
     if found.features is None:
         if found.top not in vocabulary(moment.lang).scored_words.values():
             return NotUnderstood(heard.text, Action.REPROMPT, 0.0)  # another card than asked about: no answer
-        return _command(heard, said, found.top, found.shares[found.top], moment.lang, moment.answering, model)
+        return _command(heard, reading, found.top, found.shares[found.top], model)
     guess = model.guess_model(moment.lang)  # the language's own model where one was fitted
     probability = guess.probability(found.features)
     offered = tuple(
@@ -167,15 +167,21 @@ def _restricted(closed: ClosedSet | None, cards: Sequence[str], lang: Lang, answ
     )
 
 
-def _command(
-    heard: Heard, said: Understanding, word: str, share: float, lang: Lang, answering: bool, model: Calibration
-) -> Understanding:
-    """ "yes", "no" or "pass" scored above every card."""
-    command = next(command for command, scored in vocabulary(lang).scored_words.items() if scored == word)
+def _command(heard: Heard, reading: Reading, word: str, share: float, model: Calibration) -> Understanding:
+    """ "yes", "no" or "pass" scored above every card.
+
+    An answer whose words, read as typed, are that very answer ("Sim" heard unsure) is taken: the words and
+    the scores agree, so no point is needed (the calibration counts these answers as plain, too)."""
+    said, answering = reading.said, reading.moment.answering
+    command = next(command for command, scored in vocabulary(reading.moment.lang).scored_words.items() if scored == word)
     if isinstance(said, HeardCommand) and said.command is command:
         return HeardCommand(heard.text, Action.ACCEPT, max(share, said.confidence), command)
+    answer = answering and command in (Command.YES, Command.NO)
+    typed = reading.typed
+    if answer and isinstance(typed, HeardCommand) and typed.command is command:
+        return HeardCommand(heard.text, Action.ACCEPT, share, command)
     short = len(heard.text.split()) <= MAX_NAME_WORDS  # an answer is a word or two, not a sentence of talk
-    if answering and command in (Command.YES, Command.NO) and share >= model.answer_share and short:
+    if answer and share >= model.answer_share and short:
         return HeardCommand(word, Action.ACCEPT, share, command)
     if command is Command.PASS and share >= model.pass_share:
         # "pass" on the scores alone would end a turn nobody ended ("repete" scores as "passo"): ask first
