@@ -21,6 +21,7 @@ from typing import Any, Final, TypeVar
 
 from bench.corpus import Condition, Utterance, audio_of, boards, ending_corpus, voices_of
 from voicehost.decision import Calibration, calibration, decide
+from voicehost.decision.cards import answer_in_words
 from voicehost.decision.clues import clue_share
 from voicehost.decision.decide import lead_share
 from voicehost.decision.endings import ending_gap, ending_verdict
@@ -144,9 +145,11 @@ def collect_commands(
         if not isinstance(understood, HeardCommand) or understood.command not in _family(command):
             return MoveSample(utterance.uid, condition.name, 0.0, False, False)
         word = vocabulary(utterance.lang).scored_words[understood.command]
-        # read plainly, or (an answer) the words as typed agree with the scores: no point needed for either
-        words = reading.typed if answering else reading.said
-        plain = isinstance(words, HeardCommand) and words.command is understood.command
+        # read plainly, or (an answer) the words agree with the scores: no point needed for either
+        if answering:
+            plain = answer_in_words(reading, understood.command)
+        else:
+            plain = isinstance(reading.said, HeardCommand) and reading.said.command is understood.command
         share = _scored_share(heard, moment, word)
         return MoveSample(utterance.uid, condition.name, share, plain, utterance.command is understood.command)
 

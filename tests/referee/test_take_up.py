@@ -164,3 +164,17 @@ def test_at_a_question_an_unsure_yes_another_card_leads_is_no_answer() -> None:
     closed = ClosedSet(phrases, logits, logits, (0.0, 0.73, 0.0, 0.0, 0.27, 0.0))
     taken = take_up(Heard("Yes.", 0.2, closed=closed, transcript_logprob=-1.0), _asked("WALRUS"))
     assert not (isinstance(taken.understood, HeardCommand) and taken.understood.command is Command.YES)
+
+
+def test_at_a_question_a_yes_heard_a_slip_away_the_scores_put_first_is_yes() -> None:
+    """MBROLA's pt1 says "sim" and Whisper writes "sin" every time, the scores putting "sim" first at 0.94
+    to 0.96, under the point for an answer from the scores alone: the words a slip away agree with them."""
+    phrases = ("WALRUS", "PIANO", "OCEAN", "CHERRY", "sim", "não")
+    logits = (-3.0, -9.0, -9.0, -9.0, -0.05, -9.0)
+    closed = ClosedSet(phrases, logits, logits, (0.05, 0.0, 0.0, 0.0, 0.95, 0.0))
+    asked = Moment(Lang.PT_PT, Awaited.GUESS, visible=CARDS, asked=True, offers=("WALRUS",), before=(("WALRUS", 0.5),))
+    taken = take_up(Heard("sin", 0.1, closed=closed, transcript_logprob=-1.0), asked)
+    assert isinstance(taken.understood, HeardCommand) and taken.understood.command is Command.YES
+    for said in ("sal", "sem dúvida nenhuma"):  # two slips away, or talk: the words do not say yes
+        other = take_up(Heard(said, 0.1, closed=closed, transcript_logprob=-1.0), asked).understood
+        assert not (isinstance(other, HeardCommand) and other.command is Command.YES), said

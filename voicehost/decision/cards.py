@@ -31,9 +31,11 @@ from voicehost.understanding import (
     Understanding,
     vocabulary,
 )
+from voicehost.understanding.commands import answer_near
 from voicehost.understanding.moment import Moment
 from voicehost.understanding.reading import Reading
 from voicehost.understanding.talk import MAX_NAME_WORDS
+from voicehost.understanding.text import tokenize
 
 MAX_CANDIDATES: Final = 3
 ALTERNATIVE_SHARE: Final = 0.1
@@ -170,15 +172,14 @@ def _restricted(closed: ClosedSet | None, cards: Sequence[str], lang: Lang, answ
 def _command(heard: Heard, reading: Reading, word: str, share: float, model: Calibration) -> Understanding:
     """ "yes", "no" or "pass" scored above every card.
 
-    An answer whose words, read as typed, are that very answer ("Sim" heard unsure) is taken: the words and
-    the scores agree, so no point is needed (the calibration counts these answers as plain, too)."""
+    An answer whose words are that very answer ("Sim" heard unsure, "sin") is taken: the words and the
+    scores agree, so no point is needed (the calibration counts these answers as plain, too)."""
     said, answering = reading.said, reading.moment.answering
     command = next(command for command, scored in vocabulary(reading.moment.lang).scored_words.items() if scored == word)
     if isinstance(said, HeardCommand) and said.command is command:
         return HeardCommand(heard.text, Action.ACCEPT, max(share, said.confidence), command)
     answer = answering and command in (Command.YES, Command.NO)
-    typed = reading.typed
-    if answer and isinstance(typed, HeardCommand) and typed.command is command:
+    if answer and answer_in_words(reading, command):
         return HeardCommand(heard.text, Action.ACCEPT, share, command)
     short = len(heard.text.split()) <= MAX_NAME_WORDS  # an answer is a word or two, not a sentence of talk
     if answer and share >= model.answer_share and short:
@@ -187,6 +188,18 @@ def _command(heard: Heard, reading: Reading, word: str, share: float, model: Cal
         # "pass" on the scores alone would end a turn nobody ended ("repete" scores as "passo"): ask first
         return HeardCommand(word, Action.CONFIRM, share, command)
     return said if said.action is not Action.ACCEPT else NotUnderstood(heard.text, Action.REPROMPT, share)
+
+
+def answer_in_words(reading: Reading, command: Command) -> bool:
+    """Whether the words of an answer say `command` themselves: read as typed, or a slip away from its
+    phrase, a word or two long ("sin" for "sim"; MBROLA's pt1 is heard so every time). One rule for the
+    host and the calibration (`bench/calibrate_moves.py`), which needs no point for these answers."""
+    typed = reading.typed
+    if isinstance(typed, HeardCommand):
+        return typed.command is command
+    vocab = vocabulary(reading.moment.lang)
+    tokens = tokenize(reading.text, vocab.join_apostrophes)
+    return len(tokens) <= MAX_NAME_WORDS and answer_near(tokens, vocab, command)
 
 
 def _softmax(logits: Mapping[str, float]) -> dict[str, float]:

@@ -99,3 +99,15 @@ def sounds_like_command(tokens: Sequence[Token], vocab: Vocabulary) -> bool:
         ):
             return True
     return False
+
+
+def answer_near(tokens: Sequence[Token], vocab: Vocabulary, command: Command) -> bool:
+    """Whether the words are `command`'s phrase or a slip away from it ("sin" for "sim", "XIN"): weak
+    alone (one edit in a short word may be another word), but an answer the scores also put first."""
+    phrases = [" ".join(keys) for keys, meant in vocab.commands.items() if meant is command]
+    for keys in {keys_of(tokens), keys_of(trim(tokens, vocab))}:
+        if keys and process.extractOne(
+            " ".join(keys), phrases, scorer=Levenshtein.distance, score_cutoff=COMMAND_SHADOW_EDITS
+        ):
+            return True
+    return False
