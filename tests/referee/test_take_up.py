@@ -178,3 +178,15 @@ def test_at_a_question_a_yes_heard_a_slip_away_the_scores_put_first_is_yes() -> 
     for said in ("sal", "sem dúvida nenhuma"):  # two slips away, or talk: the words do not say yes
         other = take_up(Heard(said, 0.1, closed=closed, transcript_logprob=-1.0), asked).understood
         assert not (isinstance(other, HeardCommand) and other.command is Command.YES), said
+
+
+def test_at_a_question_a_slip_that_also_names_a_card_is_no_answer_in_words() -> None:
+    """ "sin" with SINO on the table: the words may name the card as well as "sim", so they do not say
+    the answer themselves, and the scores alone decide (under the point: no yes)."""
+    cards = ("SINO", "PIANO", "OCEAN", "CHERRY")
+    phrases = (*cards, "sim", "não")
+    logits = (-3.0, -9.0, -9.0, -9.0, -0.05, -9.0)
+    closed = ClosedSet(phrases, logits, logits, (0.05, 0.0, 0.0, 0.0, 0.95, 0.0))
+    asked = Moment(Lang.PT_PT, Awaited.GUESS, visible=cards, asked=True, offers=("PIANO",), before=(("PIANO", 0.5),))
+    taken = take_up(Heard("sin", 0.1, closed=closed, transcript_logprob=-1.0), asked).understood
+    assert not (isinstance(taken, HeardCommand) and taken.command is Command.YES)

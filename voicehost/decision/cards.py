@@ -197,6 +197,8 @@ def answer_in_words(reading: Reading, command: Command) -> bool:
     typed = reading.typed
     if isinstance(typed, HeardCommand):
         return typed.command is command
+    if isinstance(typed, HeardGuess):
+        return False  # the words name a card too ("sin" with SINO on the table): no answer in words
     vocab = vocabulary(reading.moment.lang)
     tokens = tokenize(reading.text, vocab.join_apostrophes)
     return len(tokens) <= MAX_NAME_WORDS and answer_near(tokens, vocab, command)
