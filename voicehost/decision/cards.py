@@ -110,14 +110,16 @@ def evidence(heard: Heard, reading: Reading, model: Calibration) -> Evidence | N
     (the transcript alone is read then).
 
     While a question waits, every visible card was scored too (`Moment.scored_cards`): "yes" or "no" the
-    words do not read plainly must lead them all, and another card leading is no answer (heard afresh, as a
-    guess of its own).
+    words do not say (`answer_in_words`) must lead them all, and another card leading is no answer (heard
+    afresh, as a guess of its own: "pianu" at "WALRUS?"). Words that say the answer ("sin", heard unsure)
+    are weighed against the offers alone, as a plain answer is: MBROLA's pt1 "sim" scores TÚNEL as high.
     A card asked about that leads is weighed among the phrases the question offers, as calibrated."""
     moment = reading.moment
     cards = moment.cards
     said = reading.said
     plain_answer = isinstance(said, HeardCommand) and said.command in (Command.YES, Command.NO)
-    if moment.answering and not plain_answer:  # "Sim" read plainly is weighed as before, against the offers
+    worded = moment.answering and any(answer_in_words(reading, answer) for answer in (Command.YES, Command.NO))
+    if moment.answering and not (plain_answer or worded):  # an answer in words is weighed against the offers
         wide = _shares(heard, moment.scored_cards, moment, model)
         if wide is not None:
             top = max(wide, key=lambda phrase: wide[phrase])
