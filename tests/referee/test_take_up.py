@@ -152,7 +152,7 @@ def test_at_a_question_an_unsure_yes_the_scores_put_first_is_yes(lang: Lang, sai
     logits = (-3.0, -9.0, -9.0, -9.0, -1.0, -9.0)
     closed = ClosedSet(phrases, logits, logits, (0.12, 0.0, 0.0, 0.0, 0.88, 0.0))
     asked = Moment(lang, Awaited.GUESS, visible=CARDS, asked=True, offers=("WALRUS",), before=(("WALRUS", 0.5),))
-    assert 0.88 < calibration().answer_share
+    assert calibration().answer_share > 0.88
     taken = take_up(Heard(said, 0.2, closed=closed, transcript_logprob=-1.0), asked)
     assert isinstance(taken.understood, HeardCommand) and taken.understood.command is Command.YES
 

@@ -75,14 +75,6 @@ def play(
     return game, table, time.perf_counter() - started
 
 
-KNOWN_PT_PT = (
-    "known failure, in the README: with MBROLA pt1 said to the host by name, 'passo' is asked back and 'desfaz' "
-    "is heard 'deste faço', so the players run out of moves the host can hear"
-)
-KNOWN_PT_BR = (
-    "known failure, in the README: espeak-ng pt-BR at 20 dB garbles the host's name past two words, so more "
-    "than two moves said to it are lost"
-)
 GAMES = [  # person-like voices the decision was never tuned on (bench/corpus.py), then espeak-ng: the hard tail
     pytest.param("en", find_voice("rhvoice:bdl"), 2, None, id="en-rhvoice-bdl"),
     pytest.param("pt-BR", find_voice("rhvoice:Leticia-F123"), 2, None, id="pt-BR-rhvoice-leticia"),
@@ -92,7 +84,6 @@ GAMES = [  # person-like voices the decision was never tuned on (bench/corpus.py
         2,
         None,
         id="pt-PT-mbrola-pt1",
-        marks=pytest.mark.xfail(reason=KNOWN_PT_PT),
     ),
     pytest.param("it", find_voice("pico:it-IT"), 2, None, id="it-pico"),
     pytest.param("en", find_voice("espeak:en-us"), 2, None, id="en-espeak"),
@@ -102,7 +93,6 @@ GAMES = [  # person-like voices the decision was never tuned on (bench/corpus.py
         3,
         Condition("white", 20),
         id="pt-BR-espeak-noise20dB",
-        marks=pytest.mark.xfail(reason=KNOWN_PT_BR),
     ),
     pytest.param("it", find_voice("espeak:it+m3", 140), 2, None, id="it-espeak-male-slow"),
 ]

@@ -177,7 +177,9 @@ def _command(heard: Heard, reading: Reading, word: str, share: float, model: Cal
     An answer whose words are that very answer ("Sim" heard unsure, "sin") is taken: the words and the
     scores agree, so no point is needed (the calibration counts these answers as plain, too)."""
     said, answering = reading.said, reading.moment.answering
-    command = next(command for command, scored in vocabulary(reading.moment.lang).scored_words.items() if scored == word)
+    command = next(
+        command for command, scored in vocabulary(reading.moment.lang).scored_words.items() if scored == word
+    )
     if isinstance(said, HeardCommand) and said.command is command:
         return HeardCommand(heard.text, Action.ACCEPT, max(share, said.confidence), command)
     answer = answering and command in (Command.YES, Command.NO)
