@@ -82,6 +82,21 @@ def test_a_garbled_name_is_no_talk_and_a_likely_named_line_is_never_met_by_silen
     assert talk.verdict is Attention.IGNORE
 
 
+def test_the_name_written_a_letter_away_is_likely_the_name_and_asked_back() -> None:
+    """Whisper writes an English "host" as "post" or "Oost", the ears' name gain under its point ("post
+    pass": 18 silences in one game the addressed way). The name a letter away, then a move: asked back,
+    never acted on at once; then talk, or a word a letter away from no name: let be."""
+    addressed = moment(True, ListenMode.ADDRESSED)
+    passed = take_up(Heard("post pass", name_gain=-11.0), addressed)
+    assert passed.named is Attention.ASK_BACK and passed.hedge and passed.verdict is Attention.TAKE
+    assert isinstance(passed.understood, HeardCommand) and passed.understood.command is Command.PASS
+    assert passed.understood.action is not Action.ACCEPT
+    card = take_up(Heard("Oost walrus", name_gain=-11.0), addressed)
+    assert isinstance(card.understood, HeardGuess) and card.understood.card == "WALRUS" and card.hedge
+    for talk in ("most of them are animals, right?", "toast walrus", "horse walrus"):
+        assert take_up(Heard(talk, name_gain=-11.0), addressed).verdict is Attention.IGNORE, talk
+
+
 TALK_AND_MOVES = [
     ("is it the ocean?", "ignore"),
     ("no, not the ocean", "ignore"),

@@ -2,9 +2,9 @@
 
 One pure step, shared by the host (`Host.hear`), `voicehost hear` and the bench, so that what they
 measure is what the host does. In order: the form (`form_of`: said to the host or not, talk or a move),
-the host's name the transcript left out (`Heard.name_gain`), the words read once (`Reading`), the
-decision (`voicehost.decision.decide`), the attention verdict (`attend`) and the hedge (`hedged`: a
-move asked back is never acted on at once).
+the host's name the transcript left out (`Heard.name_gain`) or wrote a letter away (`name_slip`), the
+words read once (`Reading`), the decision (`voicehost.decision.decide`), the attention verdict
+(`attend`) and the hedge (`hedged`: a move asked back is never acted on at once).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from voicehost.understanding.positions import place_words
 from voicehost.understanding.reading import Reading
 from voicehost.understanding.results import HeardCorrection, HeardSide
 from voicehost.understanding.sides import side_first
-from voicehost.understanding.talk import MAX_NAME_WORDS, Form, content_words, form_of
+from voicehost.understanding.talk import MAX_NAME_WORDS, Form, content_words, form_of, name_slip
 
 
 @dataclass(frozen=True)
@@ -49,8 +49,11 @@ def take_up(heard: Heard, moment: Moment) -> TakenUp:
     """The form, the name, the decision, the verdict and the hedge of one utterance heard at `moment`."""
     form = form_of(heard.text, moment.lang, moment.host_names)
     named = name_heard(heard) if not form.addressed else None
+    name_words = heard.name_words
+    if named is None and not form.addressed and (slip := name_slip(heard.text, moment.lang, moment.host_names)):
+        named, name_words = Attention.ASK_BACK, slip  # "post pass": likely the name, so asked back
     if named is not None:  # the name was said, though the transcript left it out or garbled it
-        said = " ".join(heard.text.split()[heard.name_words :])  # "FOST, music 2": the clue is music, 2
+        said = " ".join(heard.text.split()[name_words:])  # "FOST, music 2": the clue is music, 2
         rest = form_of(said, moment.lang, moment.host_names)  # "Aprementa-lo, impresoga": the name's garble is no talk
         if rest.talk:
             named = None  # talk after something like the name is still talk

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Final
 
+from rapidfuzz.distance import Levenshtein
+
 from engine.lang import Lang
 from voicehost.understanding.commands import trim
 from voicehost.understanding.positions import place_in
@@ -69,6 +71,24 @@ def form_of(text: str, lang: Lang, host_names: Sequence[str] = ()) -> Form:
     command = core in _command_phrases(lang) or keys in _command_phrases(lang) or place_in(tokens, lang) is not None
     talk = not command and not clue_shaped and (marked or "?" in text or len(named) > MAX_NAME_WORDS)
     return Form(said if addressed else text, addressed, talk)
+
+
+MIN_SLIPPED_NAME_LETTERS: Final = 4
+"""A one-word host's name of this many letters or more is still the name one letter away ("post" for
+"host"); a shorter one is too like other words."""
+
+
+def name_slip(text: str, lang: Lang, host_names: Sequence[str] = ()) -> int:
+    """How many first words are the host's name one letter away ("Post pass", "Oost necklace": Whisper
+    writing an English "host"), with a move to follow: 1, or 0 when the first word is no such slip. Weaker
+    than the name itself: what follows is asked back, never acted on at once (`referee.take_up`)."""
+    vocab = vocabulary(lang)
+    keys = keys_of(tokenize(text, vocab.join_apostrophes))
+    if len(keys) < 2:
+        return 0
+    phrases = (*vocab.host_names.phrases(), *_names(lang, tuple(host_names)).phrases())
+    names = {phrase[0] for phrase in phrases if len(phrase) == 1 and len(phrase[0]) >= MIN_SLIPPED_NAME_LETTERS}
+    return 1 if any(Levenshtein.distance(keys[0], name, score_cutoff=1) == 1 for name in names) else 0
 
 
 @cache
