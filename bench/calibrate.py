@@ -86,15 +86,18 @@ class Sample:
 
 
 def _code_version() -> str:
-    """What the features depend on: the engine, the tree decoder, the features and the corpus's audio."""
+    """What the samples depend on: the engine, the tree decoder, the decision's code (the features, and
+    what the moves' samples are taken as), how they are measured, and the corpus's audio."""
     digest = hashlib.sha256()
-    for name in (
+    names = [
         "voicehost/ears/recognizers/whisper.py",
         "voicehost/ears/recognizers/whisper_tree.py",
-        "voicehost/decision/features.py",
+        *sorted(str(path.relative_to(ROOT)) for path in (ROOT / "voicehost" / "decision").glob("*.py")),
+        "bench/calibrate_moves.py",
         "bench/corpus.py",
         "bench/noise.py",
-    ):
+    ]
+    for name in names:
         digest.update((ROOT / name).read_bytes())
     return digest.hexdigest()[:12]
 

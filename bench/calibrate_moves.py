@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-from bench.corpus import Condition, Utterance, audio_of, boards, ending_corpus, voices_of
+from bench.corpus import Condition, Utterance, answer_corpus, audio_of, boards, ending_corpus, voices_of
 from voicehost.decision import Calibration, calibration, decide
 from voicehost.decision.cards import answer_in_words
 from voicehost.decision.clues import clue_share
@@ -154,8 +154,10 @@ def collect_commands(
         return MoveSample(utterance.uid, condition.name, share, plain, utterance.command is understood.command)
 
     wanted = ("yes/no",) if answering else ("command",)
+    langs = list(dict.fromkeys(u.lang for u in utterances))
+    more = [u for lang in langs for u in answer_corpus(lang, voices_of(lang, "tune"))] if answering else []
     todo = []
-    for u in utterances:
+    for u in (*utterances, *more):
         card_index = boards(u.lang)[u.board].cards.index(u.card) if u.card is not None else 0
         kept = u.kind in (*wanted, "talk") or (u.kind == "card" and card_index % (25 // CARDS_PER_BOARD) == 0)
         todo += [(u, c) for c in conditions if kept]

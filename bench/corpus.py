@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Final
@@ -25,7 +25,7 @@ import numpy as np
 
 from bench import ROOT
 from bench.noise import Condition, apply
-from bench.voices import VOICES, TestVoice, available, synthesize
+from bench.voices import ESPEAK_WPM, VOICES, TestVoice, available, synthesize
 from engine.board import Board, deal_competitive
 from engine.decks import words
 from engine.lang import Lang
@@ -216,6 +216,33 @@ def ending_corpus(lang: Lang, voices: Sequence[TestVoice]) -> list[Utterance]:
         for voice in voices
         for command, text in ENDINGS[lang]
     ]
+
+
+MORE_ANSWERS: Final[dict[Lang, tuple[tuple[Command, str], ...]]] = {
+    Lang.PT_BR: ((Command.YES, "sim"), (Command.YES, "sim sim"), (Command.NO, "não"), (Command.NO, "não não")),
+    Lang.PT_PT: ((Command.YES, "sim"), (Command.YES, "sim sim"), (Command.NO, "não"), (Command.NO, "não não")),
+    Lang.IT: ((Command.YES, "sì"), (Command.YES, "sì sì"), (Command.NO, "no"), (Command.NO, "no no")),
+    Lang.EN: ((Command.YES, "yes"), (Command.YES, "yes yes"), (Command.NO, "no"), (Command.NO, "no no")),
+}
+"""The answers a question gets most, said again at other speeds for the answers' operating point
+(`answer_corpus`): the corpus's four answers a voice give too few garbled ones to choose a point on."""
+ANSWER_TEMPI: Final = (0.8, 1.25)
+"""The speeds, as factors of each voice's own, the answers are said at besides its own (in `corpus`)."""
+
+
+def answer_corpus(lang: Lang, voices: Sequence[TestVoice]) -> list[Utterance]:
+    """ "Yes" and "no" as `voices` say them slower and faster (kind "yes/no", each speed a voice of its own
+    id, "rhvoice:slt@80"); kept out of `corpus`, whose kinds the recognition bench reports."""
+    said = []
+    for voice in voices:
+        own = voice.speed or (100 if voice.engine in ("rhvoice", "pico") else ESPEAK_WPM)
+        for tempo in ANSWER_TEMPI:
+            speed = round(own * tempo)
+            paced = replace(voice, id=f"{voice.id}@{speed}", speed=speed)
+            said += [
+                Utterance(lang, paced, "yes/no", text, "test", command=command) for command, text in MORE_ANSWERS[lang]
+            ]
+    return said
 
 
 def _few(batch: Sequence[Utterance]) -> list[Utterance]:
