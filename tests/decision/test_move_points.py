@@ -1,0 +1,40 @@
+"""The moves' operating points (`bench/calibrate_moves.py`): chosen on data, and on enough of it."""
+
+from __future__ import annotations
+
+from bench.calibrate_moves import MIN_SAMPLES, WRONG_RATE, MoveSample, point
+from bench.corpus import ANSWER_TEMPI, answer_corpus, corpus
+from bench.voices import TestVoice
+from engine.lang import Lang
+from voicehost.understanding import Command
+
+VOICES = [TestVoice("rhvoice:slt", "en", "rhvoice", "slt"), TestVoice("espeak:en-us", "en", "espeak", "en-us")]
+
+
+def _samples(shares_right: list[tuple[float, bool]]) -> list[MoveSample]:
+    return [MoveSample(f"u{i}", "clean", share, False, right) for i, (share, right) in enumerate(shares_right)]
+
+
+def test_too_few_samples_keep_the_point_shipped() -> None:
+    few = _samples([(0.9, True)] * (MIN_SAMPLES - 1))
+    assert point(few, 0.998) == 0.998
+
+
+def test_the_point_is_the_lowest_share_whose_acts_are_wrong_at_most_at_the_rate() -> None:
+    """200 answers right from 0.70 up, and one wrong at 0.60: taking from 0.60 would be wrong 1 time in
+    201 (0.50 %, allowed); with a second wrong one at 0.65, 2 in 202 from 0.60 is too many: 0.65."""
+    right = [(0.70 + 0.29 * i / 199, True) for i in range(200)]
+    assert WRONG_RATE * 201 >= 1
+    assert point(_samples([*right, (0.60, False)]), 0.998) == 0.6
+    assert point(_samples([*right, (0.60, False), (0.65, False)]), 0.998) == 0.65
+
+
+def test_answers_said_at_other_speeds_are_other_utterances() -> None:
+    """Each speed is a voice of its own id, so its hearing is cached apart from the voice's own speed."""
+    more = answer_corpus(Lang.EN, VOICES)
+    assert len(more) == len(VOICES) * len(ANSWER_TEMPI) * 4
+    assert {u.command for u in more} == {Command.YES, Command.NO} and {u.kind for u in more} == {"yes/no"}
+    uids = [u.uid for u in more]
+    assert len(set(uids)) == len(uids)
+    assert not set(uids) & {u.uid for u in corpus(Lang.EN, VOICES)}
+    assert {u.voice.speed for u in more if u.voice.name == "slt"} == {80, 125}
