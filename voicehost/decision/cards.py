@@ -60,7 +60,7 @@ def card_verdict(heard: Heard, reading: Reading, model: Calibration) -> Understa
     if found.features is None:
         if found.top not in vocabulary(moment.lang).scored_words.values():
             return NotUnderstood(heard.text, Action.REPROMPT, 0.0)  # another card than asked about: no answer
-        return _command(heard, reading, found.top, found.shares[found.top], model)
+        return _command(heard, reading, found, model)
     guess = model.guess_model(moment.lang)  # the language's own model where one was fitted
     probability = guess.probability(found.features)
     offered = tuple(
@@ -102,6 +102,7 @@ class Evidence:
     top: str
     shares: Mapping[str, float]
     features: GuessFeatures | None  # None when the phrase first is "yes", "no" or "pass"
+    worded: Command | None = None  # the answer the words say themselves (`answer_in_words`), at a question
 
 
 def evidence(heard: Heard, reading: Reading, model: Calibration) -> Evidence | None:
@@ -118,20 +119,22 @@ def evidence(heard: Heard, reading: Reading, model: Calibration) -> Evidence | N
     cards = moment.cards
     said = reading.said
     plain_answer = isinstance(said, HeardCommand) and said.command in (Command.YES, Command.NO)
-    worded = moment.answering and any(answer_in_words(reading, answer) for answer in (Command.YES, Command.NO))
+    worded = next(
+        (answer for answer in (Command.YES, Command.NO) if moment.answering and answer_in_words(reading, answer)), None
+    )
     if moment.answering and not (plain_answer or worded):  # an answer in words is weighed against the offers
         wide = _shares(heard, moment.scored_cards, moment, model)
         if wide is not None:
             top = max(wide, key=lambda phrase: wide[phrase])
             if top not in cards:
-                return Evidence(top, wide, None)
+                return Evidence(top, wide, None, worded)
     logits = _logits(heard, cards, moment, model)
     if logits is None:
         return None
     shares = _softmax(logits)
     top = max(shares, key=lambda phrase: shares[phrase])
     if top not in cards:
-        return Evidence(top, shares, None)
+        return Evidence(top, shares, None, worded)
     assert heard.closed is not None
     logprob = dict(zip(heard.closed.phrases, heard.closed.logprobs, strict=True))[top]
     features = GuessFeatures.of(heard, reading.named, top, logits, shares, logprob, moment.lang)
@@ -171,19 +174,20 @@ def _restricted(closed: ClosedSet | None, cards: Sequence[str], lang: Lang, answ
     )
 
 
-def _command(heard: Heard, reading: Reading, word: str, share: float, model: Calibration) -> Understanding:
+def _command(heard: Heard, reading: Reading, found: Evidence, model: Calibration) -> Understanding:
     """ "yes", "no" or "pass" scored above every card.
 
     An answer whose words are that very answer ("Sim" heard unsure, "sin") is taken: the words and the
     scores agree, so no point is needed (the calibration counts these answers as plain, too)."""
     said, answering = reading.said, reading.moment.answering
+    word, share = found.top, found.shares[found.top]
     command = next(
         command for command, scored in vocabulary(reading.moment.lang).scored_words.items() if scored == word
     )
     if isinstance(said, HeardCommand) and said.command is command:
         return HeardCommand(heard.text, Action.ACCEPT, max(share, said.confidence), command)
     answer = answering and command in (Command.YES, Command.NO)
-    if answer and answer_in_words(reading, command):
+    if answer and found.worded is command:
         return HeardCommand(heard.text, Action.ACCEPT, share, command)
     short = len(heard.text.split()) <= MAX_NAME_WORDS  # an answer is a word or two, not a sentence of talk
     if answer and share >= model.answer_share and short:

@@ -90,24 +90,20 @@ def sounds_like_command(tokens: Sequence[Token], vocab: Vocabulary) -> bool:
     dangerous ones, and a ratio would also flag long words that merely share letters.
     """
     core = tokens[strip_start(tokens, vocab.starters, keep_one=True)[-1] :]
-    for part in {" ".join(keys_of(tokens)), " ".join(keys_of(core))}:
-        if process.extractOne(
-            part,
-            vocab.command_texts,
-            scorer=Levenshtein.distance,
-            score_cutoff=COMMAND_SHADOW_EDITS,
-        ):
-            return True
-    return False
+    return _a_slip_from((keys_of(tokens), keys_of(core)), vocab.command_texts)
 
 
 def answer_near(tokens: Sequence[Token], vocab: Vocabulary, command: Command) -> bool:
     """Whether the words are `command`'s phrase or a slip away from it ("sin" for "sim", "XIN"): weak
     alone (one edit in a short word may be another word), but an answer the scores also put first."""
     phrases = [" ".join(keys) for keys, meant in vocab.commands.items() if meant is command]
-    for keys in {keys_of(tokens), keys_of(trim(tokens, vocab))}:
-        if keys and process.extractOne(
-            " ".join(keys), phrases, scorer=Levenshtein.distance, score_cutoff=COMMAND_SHADOW_EDITS
-        ):
-            return True
-    return False
+    return _a_slip_from((keys_of(tokens), keys_of(trim(tokens, vocab))), phrases)
+
+
+def _a_slip_from(readings: Iterable[tuple[str, ...]], phrases: Sequence[str]) -> bool:
+    """Whether any reading of the words is one of `phrases` or COMMAND_SHADOW_EDITS letter edits from one."""
+    return any(
+        keys
+        and process.extractOne(" ".join(keys), phrases, scorer=Levenshtein.distance, score_cutoff=COMMAND_SHADOW_EDITS)
+        for keys in set(readings)
+    )

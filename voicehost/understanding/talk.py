@@ -76,6 +76,8 @@ def form_of(text: str, lang: Lang, host_names: Sequence[str] = ()) -> Form:
 MIN_SLIPPED_NAME_LETTERS: Final = 4
 """A one-word host's name of this many letters or more is still the name one letter away ("post" for
 "host"); a shorter one is too like other words."""
+NAME_SLIP_EDITS: Final = 1
+"""How many letter edits from the host's name a first word may be and still be taken for the name."""
 
 
 def name_slip(text: str, lang: Lang, host_names: Sequence[str] = ()) -> int:
@@ -88,7 +90,8 @@ def name_slip(text: str, lang: Lang, host_names: Sequence[str] = ()) -> int:
         return 0
     phrases = (*vocab.host_names.phrases(), *_names(lang, tuple(host_names)).phrases())
     names = {phrase[0] for phrase in phrases if len(phrase) == 1 and len(phrase[0]) >= MIN_SLIPPED_NAME_LETTERS}
-    return 1 if any(Levenshtein.distance(keys[0], name, score_cutoff=1) == 1 for name in names) else 0
+    slipped = (Levenshtein.distance(keys[0], name, score_cutoff=NAME_SLIP_EDITS) for name in names)
+    return 1 if any(0 < edits <= NAME_SLIP_EDITS for edits in slipped) else 0
 
 
 @cache
