@@ -271,6 +271,49 @@ def test_a_pass_is_undone_by_voice() -> None:
     assert kinds(game)[-1] == "undo" and game.state.phase is Phase.GUESS
 
 
+PAUSE = {"en": "pause", "pt-BR": "pausa", "pt-PT": "pausa", "it": "pausa"}
+NOT_RUNNING = {
+    "en": "The timer is not running.",
+    "pt-BR": "A ampulheta não está correndo.",
+    "pt-PT": "A ampulheta não está a correr.",
+    "it": "La clessidra non sta scorrendo.",
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "pt-BR", "pt-PT", "it"])
+def test_pause_with_no_sand_running_asks_whether_the_team_passes(lang: str) -> None:
+    """The ears write a plain "pass" as "Pause.": with nothing to pause, the turn's end is asked about."""
+    host, said, game = table(f"classic-{lang}")
+    host.hear(CLUE[lang])
+    host.hear(first_of(game, game.current_player.value))
+    host.hear(PAUSE[lang])
+    assert said.lines[-2] == NOT_RUNNING[lang] and host.question is not None
+    host.hear(YES[lang])
+    assert kinds(game)[-1] == "turn_ended" and game.state.phase is Phase.CLUE
+
+
+def test_pause_heard_unsure_with_no_sand_running_is_asked_as_pass_not_as_pause() -> None:
+    host, said, game = table("classic-en")
+    host.hear("music, two")
+    host.hear(first_of(game, game.current_player.value))
+    host.hear(Heard("Pause.", 0.3))
+    assert said.lines[-1] == "Did you say “pass”? Yes or no."
+    host.hear("yes")
+    assert kinds(game)[-1] == "turn_ended"
+
+
+def test_pause_before_the_first_guess_or_with_the_sand_running_is_no_pass() -> None:
+    host, said, game = table("classic-en")
+    host.hear("music, two")
+    host.hear("pause")  # no guess yet: the team may not pass
+    assert said.lines[-1] == NOT_RUNNING["en"] and host.question is None
+    host.hear(first_of(game, game.current_player.value))
+    host.hear("flip the timer")
+    host.hear("pause")
+    assert host.timer.paused and host.question is None and game.state.phase is Phase.GUESS
+    host.close()
+
+
 # ---- the opening, Duet ---------------------------------------------------------------------------
 
 

@@ -176,6 +176,7 @@ class Host:
             can_deal=self._new_game is not None,
             unsaved=self.unsaved_detail(),
             has_earpiece=self.earpiece is not None,
+            timer_running=self.timer.running or self.timer.paused,
         )
 
     # ---- life cycle ---------------------------------------------------------------------------

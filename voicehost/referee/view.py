@@ -47,6 +47,7 @@ class View:
     can_deal: bool  # a new game can be dealt (else "new game" says how to play again)
     unsaved: str | None  # where and why the game is not on disk, in the game's language; None when saved
     has_earpiece: bool = False  # a spymaster hears the key in private (--key-audio)
+    timer_running: bool = False  # the sand timer runs (or is paused): "pause" has something to pause
 
     def t(self, key: str, **params: Any) -> str:
         return self.p.text(key, **params)
