@@ -7,6 +7,7 @@ path's own parts (a clue's number scored, "pass" agreed by the scores) are given
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -312,6 +313,48 @@ def test_pause_before_the_first_guess_or_with_the_sand_running_is_no_pass() -> N
     host.hear("pause")
     assert host.timer.paused and host.question is None and game.state.phase is Phase.GUESS
     host.close()
+
+
+PAUSED = {
+    "en": "Timer paused.",
+    "pt-BR": "Ampulheta pausada.",
+    "pt-PT": "Ampulheta em pausa.",
+    "it": "Clessidra in pausa.",
+}
+TIME_LEFT = {
+    "en": ("how much time is left?", "flip the timer", r"(\d+) seconds left\."),
+    "pt-BR": ("Quanto tempo falta?", "vira a ampulheta", r"Faltam (\d+) segundos\."),
+    "pt-PT": ("Quanto tempo nos resta?", "vira a ampulheta", r"Faltam (\d+) segundos\."),
+    "it": ("Quanto tempo resta?", "gira la clessidra", r"Mancano (\d+) secondi\."),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "pt-BR", "pt-PT", "it"])
+def test_how_much_time_is_left_is_answered(lang: str) -> None:
+    """A blind player cannot see the sand: asked, the host says the seconds left (or that none run)."""
+    asked, flip, left = TIME_LEFT[lang]
+    host, said, _game = table(f"classic-{lang}")
+    host.hear(asked)
+    assert said.lines[-1] == NOT_RUNNING[lang]
+    host.hear(flip)
+    host.hear(asked)
+    seconds = re.fullmatch(left, said.lines[-1])
+    assert seconds is not None and 55 <= int(seconds.group(1)) <= 60, said.lines[-1]
+    host.hear(PAUSE[lang])
+    host.hear(asked)
+    left_now = said.lines[-1]
+    assert left_now.startswith(PAUSED[lang] + " ") and re.fullmatch(left, left_now[len(PAUSED[lang]) + 1 :]), left_now
+    host.close()
+
+
+def test_time_left_while_a_question_waits_keeps_the_question() -> None:
+    host, said, game = table("classic-en")
+    host.hear("music, two")
+    host.hear(Heard(first_of(game, game.current_player.value), 0.3))  # "SHERIFF?"
+    question = host.question
+    assert question is not None
+    host.hear("how much time is left")
+    assert said.lines[-2] == NOT_RUNNING["en"] and host.question is question
 
 
 # ---- the opening, Duet ---------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from voicehost.referee.view import View
 from voicehost.understanding import Command, vocabulary
 from voicehost.understanding.moment import ListenMode
 
-TIMER_COMMANDS = (Command.TIMER_FLIP, Command.TIMER_PAUSE, Command.TIMER_RESUME)
+TIMER_COMMANDS = (Command.TIMER_FLIP, Command.TIMER_PAUSE, Command.TIMER_RESUME, Command.TIME_LEFT)
 
 
 def command(view: View, command: Command) -> list[Effect]:

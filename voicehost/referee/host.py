@@ -374,14 +374,25 @@ class Host:
     # ---- the timer ----------------------------------------------------------------------------
 
     def _timer_command(self, command: Command) -> None:
-        """Flip, pause or resume the sand timer."""
-        if command is Command.TIMER_FLIP:
+        """Flip, pause or resume the sand timer, or say how much sand is left."""
+        if command is Command.TIME_LEFT:
+            self.say(self._time_left(), remember=False)
+        elif command is Command.TIMER_FLIP:
             self.timer.flip(self.settings.timer_seconds or 60)
         elif command is Command.TIMER_PAUSE:
             if not self.timer.pause():
                 self.say(self.t("timer.not_running"), remember=False)
         elif not self.timer.resume():
             self.say(self.t("timer.not_running"), remember=False)
+
+    def _time_left(self) -> str:
+        """ "40 seconds left." ("Timer paused. 40 seconds left." while paused); "not running" without sand."""
+        timer = self.timer
+        if not (timer.running or timer.paused):
+            return self.t("timer.not_running")
+        seconds = timer.seconds_left()
+        left = self.t("timer.left_one") if seconds == 1 else self.t("timer.left", seconds=seconds)
+        return f"{self.t('timer.paused')} {left}" if timer.paused else left
 
     def _on_timer(self, event: str, seconds: int) -> None:
         with self._lock:

@@ -29,6 +29,7 @@ class Command(Enum):
     TIMER_FLIP = "timer_flip"
     TIMER_PAUSE = "timer_pause"
     TIMER_RESUME = "timer_resume"
+    TIME_LEFT = "time_left"  # "how much time is left?": the sand timer's seconds, said
     UNDO = "undo"
     HELP = "help"
     YES = "yes"
@@ -191,6 +192,7 @@ READ_ONLY: Final = frozenset(
         Command.HELP,
         Command.STOP_TALKING,
         Command.WHOSE_TURN,
+        Command.TIME_LEFT,
     }
 )
 ANSWERS: Final = frozenset({Command.YES, Command.NO})
