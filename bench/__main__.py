@@ -131,6 +131,7 @@ class Output:
     def __init__(self, path: Path | None) -> None:
         self._streams: list[TextIO] = [sys.stdout]
         if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)  # a results folder named for this run
             self._streams.append(path.open("w", encoding="utf-8"))
 
     def write(self, text: str) -> None:
