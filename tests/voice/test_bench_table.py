@@ -155,7 +155,7 @@ def test_the_addressed_way_says_the_hosts_name_before_each_move() -> None:
 
 def test_questions_are_answered_truthfully() -> None:
     """Every move asked back ("SHERIFF?", "Clue: music, 2? Yes or no.", "Did you say: pass?"): yes, and
-    the move is done; a pass heard as "pause" is no, and said again."""
+    the move is done; a pass heard as "pause" (no sand runs) is asked back as the pass it was: yes."""
     heard_as_pause = {"pass": "pause"}
     seen: set[str] = set()
 
@@ -171,7 +171,8 @@ def test_questions_are_answered_truthfully() -> None:
     assert tally.questions >= tally.moves_done  # every move was asked back once
     transcript = "\n".join(table.transcript)
     asked = Prompts.load(Lang.EN).text
-    assert f"host: {asked('input.confirm_command', what='pause')}\nblue operatives: no" in transcript
+    assert asked("input.confirm_command", what="pause") not in transcript
+    assert f"host: {asked('timer.not_running')}" in transcript
     assert f"host: {asked('input.confirm_command', what='pass')}\nblue operatives: yes" in transcript
     assert f"host: {asked('guess.confirm_one', card='SHERIFF')}\nblue operatives: yes" in transcript
 
@@ -297,7 +298,7 @@ def test_a_game_the_table_could_play_keeps_every_promise() -> None:
     [
         ("cards revealed", lambda number, text: "drummer" if text in ("reindeer", "sheriff") else text, False),
         ("moves never heard", lambda number, text: None if text in ("pretzel", "sponge", "sheriff") else text, False),
-        ("questions for", lambda number, text: "pause" if text == "pass" and number % 2 else text, True),
+        ("questions for", lambda number, text: "quit" if text == "pass" and number % 2 else text, True),
     ],
     ids=["reveals-what-nobody-said", "deaf-to-three-cards", "asks-twice"],
 )
