@@ -190,7 +190,7 @@ class Game(Generic[S]):
             raise ClueExpected(by=self._awaited_givers())
         if self._in_sudden_death():
             return self._stop_in_sudden_death()
-        if self.state.guesses_this_turn == 0:
+        if not self.passes_now:
             raise MustGuessOnce()
         return self._pass_turn(TurnEndReason.PASSED)
 
@@ -262,6 +262,17 @@ class Game(Generic[S]):
     @property
     def over(self) -> bool:
         return self.state.phase is Phase.OVER
+
+    @property
+    def passes_now(self) -> bool:
+        """Whether a pass would simply end the guessers' turn now: they have guessed once, outside sudden
+        death (where stopping decides the game). The referee asks it before offering a pass."""
+        return (
+            not self.over
+            and self.state.phase is not Phase.CLUE
+            and not self._in_sudden_death()
+            and self.state.guesses_this_turn > 0
+        )
 
     @property
     def last_undoable(self) -> Event | None:

@@ -119,9 +119,8 @@ def evidence(heard: Heard, reading: Reading, model: Calibration) -> Evidence | N
     cards = moment.cards
     said = reading.said
     plain_answer = isinstance(said, HeardCommand) and said.command in (Command.YES, Command.NO)
-    worded = next(
-        (answer for answer in (Command.YES, Command.NO) if moment.answering and answer_in_words(reading, answer)), None
-    )
+    answers = (Command.YES, Command.NO) if moment.answering else ()
+    worded = next((answer for answer in answers if answer_in_words(reading, answer)), None)
     if moment.answering and not (plain_answer or worded):  # an answer in words is weighed against the offers
         wide = _shares(heard, moment.scored_cards, moment, model)
         if wide is not None:

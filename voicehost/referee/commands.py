@@ -74,17 +74,11 @@ def pass_for_pause(view: View) -> list[Effect] | None:
     so ("Pause."), so the host says there is nothing to pause and asks whether the turn ends, rather than
     leave the team saying "pass" again and again to a timer that is not there. None when the sand runs
     or the team may not pass: the pause is then what was meant."""
-    if view.timer_running or not _may_pass(view):
+    if view.timer_running or not view.game.passes_now:
         return None
     word = vocabulary(view.game.board.lang).scored_words[Command.PASS]
     ask = ConfirmCommand(command=Command.PASS, heard_text=word)
     return [Say(view.t("timer.not_running"), remember=False), Ask(ask)]
-
-
-def _may_pass(view: View) -> bool:
-    """The team guessing may end its turn now (it has guessed once)."""
-    state = view.game.state
-    return state.phase is Phase.GUESS and state.guesses_this_turn > 0
 
 
 def undo(view: View) -> list[Effect]:

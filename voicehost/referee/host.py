@@ -176,7 +176,7 @@ class Host:
             can_deal=self._new_game is not None,
             unsaved=self.unsaved_detail(),
             has_earpiece=self.earpiece is not None,
-            timer_running=self.timer.running or self.timer.paused,
+            timer_running=self.timer.has_sand,
         )
 
     # ---- life cycle ---------------------------------------------------------------------------
@@ -388,7 +388,7 @@ class Host:
     def _time_left(self) -> str:
         """ "40 seconds left." ("Timer paused. 40 seconds left." while paused); "not running" without sand."""
         timer = self.timer
-        if not (timer.running or timer.paused):
+        if not timer.has_sand:
             return self.t("timer.not_running")
         seconds = timer.seconds_left()
         left = self.t("timer.left_one") if seconds == 1 else self.t("timer.left", seconds=seconds)

@@ -44,6 +44,12 @@ class SandTimer:
         with self._lock:
             return self._paused_left is not None
 
+    @property
+    def has_sand(self) -> bool:
+        """Running or paused: there is sand whose seconds can be told (and "pause" means it)."""
+        with self._lock:
+            return self._deadline is not None or self._paused_left is not None
+
     def seconds_left(self) -> int:
         with self._lock:
             if self._paused_left is not None:
