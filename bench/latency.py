@@ -53,7 +53,7 @@ from engine.editions import new_game
 from engine.events import EventType
 from engine.lang import Lang
 from voicehost.audio.samples import SAMPLE_RATE, Audio
-from voicehost.ears.heard import Heard, MomentSource, Recognizer
+from voicehost.ears.heard import Heard, MomentSource, Preparing, Recognizer
 from voicehost.ears.streams import Ears, SegmentedEars, Unfinished
 from voicehost.frontends.voice_loop import VoiceLoop
 from voicehost.mouth import SpeakerMouth, SpeechSynthesizer
@@ -150,6 +150,11 @@ class WatchedRecognizer:
         self._watch.recognized.append((started, time.perf_counter(), heard))
         return heard
 
+    def prepare(self, moment: Any, *, wait: bool = False) -> None:
+        """The recognizer's own (the ears ask it when they start listening, and after each move)."""
+        if isinstance(self._recognizer, Preparing):
+            self._recognizer.prepare(moment, wait=wait)
+
 
 class WatchedEars:
     """The ears, each utterance handed to the host noted."""
@@ -216,6 +221,13 @@ def table_for(utterance: Utterance, mouth: Any, listening: ListenMode = ListenMo
     return Host(game, Prompts.load(utterance.lang), mouth, settings=HostSettings(listening=listening))
 
 
+def dealt_before(recognizer: Recognizer, host: Host) -> None:
+    """What the recognizer makes for a board when it is dealt (`Preparing`), made before the move: in a game
+    the host's opening and the clue come first, and give it those seconds (the ears start it at the deal)."""
+    if isinstance(recognizer, Preparing):
+        recognizer.prepare(host.moment(), wait=True)
+
+
 def outcome_of(host: Host, events_before: int) -> str:
     """What the host made of the move: acted on (the game moved), asked back (a question waits), else answered."""
     if host.question is not None:
@@ -252,6 +264,7 @@ def hear_locally(
         WatchedSynthesizer(synthesizer, watch), make_output=lambda: Loudspeaker(watch), out=io.StringIO()
     )
     host = table_for(utterance, mouth)
+    dealt_before(recognizer, host)
     events = len(host.game.events)
     ears = WatchedEars(SegmentedEars(WatchedRecognizer(recognizer, watch), segmenter), watch)
     audio, speech_end_s = stream_of(speech, seed_of(utterance.uid, "latency"))
@@ -330,6 +343,7 @@ def hear_through_satellite(
             watch = Watch()
             mouth = SatelliteMouth(SatelliteSpeaker(synthesizer, watch), link, out=io.StringIO())
             host = table_for(utterance, mouth)
+            dealt_before(recognizer, host)
             events = len(host.game.events)
             ears = WatchedEars(SegmentedEars(WatchedRecognizer(recognizer, watch), segmenter), watch)
             audio, speech_end_s = stream_of(speech, seed_of(utterance.uid, "latency"))

@@ -192,3 +192,26 @@ def test_a_boards_examples_are_encoded_under_the_lock_whoever_makes_them(whisper
     made_elsewhere = [name for name, _ in watch.passes if name != watch._main]
     assert made_elsewhere, "no example was encoded in the background"
     assert all(held for _, held in watch.passes), watch.passes
+
+
+def test_a_board_prepared_at_the_deal_has_every_example_before_its_first_guess(whisper: object) -> None:
+    """`prepare(wait=True)` (what the ears start at the deal, in the background) leaves nothing to make at
+    the board's first guess: every card has its examples, said by each of the host's voices."""
+    import random
+
+    from engine.board import deal_competitive
+    from engine.decks import words
+    from engine.lang import Lang
+    from voicehost.ears.heard import Preparing
+    from voicehost.ears.recognizers.whisper import WhisperRecognizer
+    from voicehost.understanding.moment import Awaited, moment_for
+
+    assert isinstance(whisper, WhisperRecognizer) and isinstance(whisper, Preparing)
+    table = deal_competitive(list(words(Lang.EN)), Lang.EN, random.Random(31))
+    cards = tuple(dict.fromkeys((*table.cards[:24], "SHERIFF")))[-25:]
+    moment = moment_for(Lang.EN, cards, 5, Awaited.GUESS)
+    assert whisper._examples.missing(Lang.EN, cards)  # a board new to it
+    whisper.prepare(moment, wait=True)
+    assert not whisper._examples.missing(Lang.EN, cards)
+    heard = whisper.recognize(said("en-us", "sheriff"), moment)
+    assert heard.examples is not None and heard.examples.phrases[0] == "SHERIFF"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from voicehost.audio.samples import Audio
 from voicehost.understanding.moment import Moment
@@ -84,6 +84,14 @@ class Recognizer(Protocol):
     """Turns one utterance of audio into text, given what makes sense now."""
 
     def recognize(self, audio: Audio, moment: Moment) -> Heard: ...
+
+
+@runtime_checkable
+class Preparing(Protocol):
+    """A recognizer that makes ahead what hearing a board needs (whisper: its cards said by the host's own
+    voices, the second signal's examples), so that the board's first guess does not wait for it."""
+
+    def prepare(self, moment: Moment, *, wait: bool = False) -> None: ...
 
 
 class StreamingRecognizer(Protocol):

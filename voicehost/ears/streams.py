@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Final, Protocol
 import numpy as np
 
 from voicehost.audio.samples import SAMPLE_RATE, Audio
-from voicehost.ears.heard import Heard, MomentSource, Recognizer, StreamingRecognizer
+from voicehost.ears.heard import Heard, MomentSource, Preparing, Recognizer, StreamingRecognizer
 from voicehost.understanding.moment import Moment
 
 if TYPE_CHECKING:
@@ -76,6 +76,7 @@ class SegmentedEars:
 
             talking = lambda: moment().over_host  # noqa: E731
             segments = self._segmenter.utterances(chunks, talking=talking, on_pause=on_pause, hold=hold)
+            self._prepare(moment())  # the board dealt or resumed: made ready while the host opens the game
             for utterance in segments:
                 now = moment()
                 early = ahead.pop() if ahead else None
@@ -84,6 +85,12 @@ class SegmentedEars:
                 else:
                     heard = hearing.submit(self.recognizer.recognize, utterance.audio, now).result()
                 yield replace(heard, start_s=utterance.start_s, end_s=utterance.end_s)
+                self._prepare(moment())  # the host has acted on it: a new game's board is made ready at once
+
+    def _prepare(self, moment: Moment) -> None:
+        """What the recognizer needs for this board, made in the background (when it makes anything)."""
+        if isinstance(self.recognizer, Preparing):
+            self.recognizer.prepare(moment)
 
 
 def _done(heard: Heard) -> Future[Heard]:

@@ -260,13 +260,18 @@ class WhisperRecognizer:
         timings = (*heard.timings, ("examples made", (ready - started) * 1000), ("examples", (done - ready) * 1000))
         return replace(heard, examples=examples, snr_db=snr_db(audio), timings=timings)
 
-    def prepare(self, moment: Moment) -> None:
-        """Make the examples of the board's cards in the background (the second signal's, said by the
-        host's voices), when they are not made yet: the recognizer does it on the first utterance it hears
-        of a board (its first clue, usually), so that the board's first guess does not wait for them."""
-        cards = moment.grid.cards if moment.grid is not None else moment.visible
-        if cards:
-            self._examples.prepare_in_background(moment.lang, tuple(cards))
+    def prepare(self, moment: Moment, *, wait: bool = False) -> None:
+        """Make the examples of the board's cards (the second signal's, said by the host's voices) when
+        they are not made yet, in the background unless `wait`: the ears ask it when they start listening
+        to a board (dealt or resumed) and after each move (a new game), and the recognizer on each utterance
+        of a board, so that the board's first guess does not wait for them."""
+        cards = tuple(moment.grid.cards if moment.grid is not None else moment.visible)
+        if not cards:
+            return
+        if wait:
+            self._examples.prepare(moment.lang, cards)
+        else:
+            self._examples.prepare_in_background(moment.lang, cards)
 
     def _board_examples(self, lang: Lang, cards: tuple[str, ...]) -> list[Example]:
         """The examples of the board's cards. Missing ones are made, or waited for while the background
