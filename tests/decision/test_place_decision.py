@@ -165,3 +165,25 @@ def test_a_place_whisper_wrote_out_again_is_no_talk(said: str, talk: bool) -> No
     assert (taken.verdict is Attention.IGNORE) is talk, taken
     if not talk:
         assert isinstance(taken.understood, HeardGuess) and taken.understood.place == "C2"
+
+
+@pytest.mark.parametrize(
+    ("said", "talk"),
+    [
+        ("R3 Column 4", False),  # "row three column four": its "row" garbled
+        ("Rho 3-Column 4", False),
+        ("2. Rotu column 3", False),
+        ("row 3 column 4 is card07", True),  # a card named beside the place: talk about it
+        ("row three looks risky, column four maybe", True),  # more than one word that is no place word
+        ("R3 column 4?", True),  # a question about a place
+    ],
+)
+def test_a_place_with_its_row_word_garbled_is_no_talk(said: str, talk: bool) -> None:
+    """A place whose "row" or "column" Whisper garbled ("R3 Column 4") met silence as talk, though its scores
+    found the place: one word that is no place word and names no card, beside place words, is still the
+    place. A card named beside it, more garbled words, or a question stay talk."""
+    moment = Moment(Lang.EN, Awaited.GUESS, visible=GRID.cards, grid=GRID)
+    taken = take_up(heard(said, names={}, places=places_scored("D3", 20.0)), moment)
+    assert (taken.verdict is Attention.IGNORE) is talk, taken
+    if not talk:
+        assert isinstance(taken.understood, HeardGuess) and taken.understood.place == "D3"

@@ -70,8 +70,8 @@ def take_up(heard: Heard, moment: Moment) -> TakenUp:
         # a clue heard through its number's scores is judged on the words as understood ("città 2"), not
         # on the garbled transcript ("città tu e")
         form = replace(form, talk=form_of(understood.heard, moment.lang, moment.host_names).talk)
-    if isinstance(understood, HeardGuess) and understood.place and form.talk and _place_words_only(reading):
-        form = replace(form, talk=False)  # "C₂. C₁. C": a place Whisper wrote out again, not talk
+    if isinstance(understood, HeardGuess) and understood.place and form.talk and _a_place_said(reading):
+        form = replace(form, talk=False)  # "C₂. C₁. C", "R3 Column 4": a place Whisper wrote out again or garbled
     if named is Attention.ASK_BACK and isinstance(understood, NotUnderstood):
         form = replace(form, addressed=False)  # likely said to the host, but nothing to ask back about
     if isinstance(understood, HeardCommand):
@@ -172,10 +172,24 @@ def _lone_card(understood: Understanding, reading: Reading) -> bool:
     return isinstance(typed, HeardGuess) and typed.action is Action.ACCEPT
 
 
-def _place_words_only(reading: Reading) -> bool:
-    """Whether every word of the line belongs to a way of saying a place (a column's letter, a row's
-    number, "row", "column"), without a question mark: a place repeated, whatever the count of words."""
+MAX_GARBLED_PLACE_WORDS = 1
+"""A place's line may have this many words that are no place word ("R3 Column 4", "Rho 3-Column 4",
+"3.5 con lonna 2": its "row" or "column" garbled) and still be the place the scores found, not talk."""
+
+
+def _a_place_said(reading: Reading) -> bool:
+    """Whether the line is a place said, whatever the count of words, without a question mark: every word a
+    way of saying a place (a column's letter, a row's number, "row", "column"), or, beside two of those or
+    more, MAX_GARBLED_PLACE_WORDS that names no card."""
     if "?" in reading.text:
         return False
     words = content_words(reading.text, reading.moment.lang)
-    return bool(words) and set(words) <= place_words(reading.moment.lang)
+    known = place_words(reading.moment.lang)
+    others = [word for word in words if word not in known]
+    if not others:
+        return bool(words)
+    if len(words) - len(others) < 2 or len(others) > MAX_GARBLED_PLACE_WORDS:
+        return False
+    moment = reading.moment
+    cards = moment.grid.cards if moment.grid is not None else moment.visible
+    return not any(match_card(word, cards, moment.lang) for word in others)

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from functools import cache
 from typing import Final
 
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
+from engine.lang import Lang
 from voicehost.understanding.results import Command, Phase
 from voicehost.understanding.text import Token, keys_of, strip_start
-from voicehost.understanding.vocabulary import Vocabulary
+from voicehost.understanding.vocabulary import Vocabulary, vocabulary
 
 COMMAND_SHADOW_EDITS: Final = 1
 """An inexact card match this few letter edits from a command is asked back ("sin": SINO or sim?)."""
@@ -59,23 +61,58 @@ MIN_NEAR_LETTERS: Final = 6
 many letters or more: one edit in a shorter one ("sin", "nau") may as well be another word."""
 
 
-def slip_of(keys: Sequence[str], phrases: Iterable[str]) -> str | None:
-    """The phrase of MIN_NEAR_LETTERS letters or more that the words are one slip away from, their letters
-    compared without the spaces ("apistar" for "a pista é", "saier do jogo" for "sair do jogo"); None when
-    none is that near. The way Whisper garbles a fixed phrase said plainly."""
+LETTERS_PER_SLIP: Final = 6
+"""A longer command phrase may be further garbled and still be the only command it can be: one letter edit
+for every this many letters ("quale il conteggio" for "qual è il punteggio": 2 in 16), never fewer than
+COMMAND_SHADOW_EDITS, and under half the way to another command's phrase (`command_radii`). Checked on
+data: no line of table talk (tests/data/table_talk) and no card of the decks comes this near a command's
+phrase (tests/understanding/test_commands_near.py)."""
+
+
+def slip_budget(letters: int) -> int:
+    """How many letter edits a command phrase of `letters` letters may be garbled by, its length alone said."""
+    return max(COMMAND_SHADOW_EDITS, letters // LETTERS_PER_SLIP)
+
+
+@cache
+def command_radii(lang: Lang) -> dict[str, int]:
+    """Each command phrase's slip budget (`slip_budget`), cut to under half its letters' distance to the
+    nearest phrase of another command ("para a ampulheta" is 2 edits from "vira a ampulheta"), so a garble
+    is read as a command only where no other one is as near; COMMAND_SHADOW_EDITS at least, as ever."""
+    vocab = vocabulary(lang)
+    letters = {phrase: "".join(phrase.split()) for phrase in vocab.command_texts}
+    meaning = {phrase: vocab.commands.get(tuple(phrase.split())) for phrase in vocab.command_texts}
+    radii = {}
+    for phrase, said in letters.items():
+        others = [Levenshtein.distance(said, other) for p, other in letters.items() if meaning[p] != meaning[phrase]]
+        apart = min(others, default=len(said))
+        radii[phrase] = max(COMMAND_SHADOW_EDITS, min(slip_budget(len(said)), (apart - 1) // 2))
+    return radii
+
+
+def slip_of(keys: Sequence[str], phrases: Iterable[str], radii: Mapping[str, int] | None = None) -> str | None:
+    """The phrase of MIN_NEAR_LETTERS letters or more that the words are a slip away from (COMMAND_SHADOW_EDITS
+    letter edits, or the phrase's own radius in `radii`), their letters compared without the spaces ("apistar"
+    for "a pista é", "saier do jogo" for "sair do jogo"); the nearest, None when none is that near. The way
+    Whisper garbles a fixed phrase said plainly."""
     said = "".join(keys)
-    letters = {
-        "".join(phrase.split()): phrase for phrase in phrases if len(phrase.replace(" ", "")) >= MIN_NEAR_LETTERS
-    }
-    found = process.extractOne(said, list(letters), scorer=Levenshtein.distance, score_cutoff=COMMAND_SHADOW_EDITS)
-    return letters[found[0]] if found else None
+    best: tuple[int, str] | None = None
+    for phrase in phrases:
+        letters = "".join(phrase.split())
+        if len(letters) < MIN_NEAR_LETTERS:
+            continue
+        radius = COMMAND_SHADOW_EDITS if radii is None else radii.get(phrase, COMMAND_SHADOW_EDITS)
+        edits = Levenshtein.distance(said, letters, score_cutoff=radius)
+        if edits <= radius and (best is None or edits < best[0]):
+            best = (edits, phrase)
+    return best[1] if best else None
 
 
 def command_near(tokens: Sequence[Token], vocab: Vocabulary, phase: Phase) -> Command | None:
     """The command whose phrase the words are a slip away from (`slip_of`); None when none is that near."""
     by_phase = vocab.phase_commands.get(phase, {})
     for keys in (keys_of(trim(tokens, vocab)), keys_of(tokens)):
-        phrase = slip_of(keys, vocab.command_texts)
+        phrase = slip_of(keys, vocab.command_texts, command_radii(vocab.lang))
         if phrase is not None:
             command = by_phase.get(tuple(phrase.split())) or vocab.commands.get(tuple(phrase.split()))
             if command is not None:
