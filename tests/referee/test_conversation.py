@@ -422,16 +422,15 @@ def test_a_command_heard_a_slip_away_is_that_command_by_ear_only() -> None:
 )
 def test_once_the_game_is_over_a_quit_heard_a_slip_away_ends_the_session(lang: str, garbled: str) -> None:
     """After the last card, "sair do jogo" transcribed "Saier do jogo." is quit by ear (the whole line was
-    once read as a clue's word, so the slip was never looked for); typed, a slip stays no command."""
+    once read as a clue's word, so the slip was never looked for), at once: nothing is left to lose; typed,
+    a slip stays no command."""
     host, _said, game = table(f"classic-{lang}")
     host.hear(CLUE[lang])
     host.hear(first_of(game, "assassin").lower())
     assert game.over
     host.hear(garbled.rstrip("."))  # typed: not a command
     assert host.question is None and not host.finished
-    host.hear(Heard(garbled, 0.5))  # by ear: quit, asked first as quitting always is
-    assert host.question is not None
-    host.hear(YES[lang])
+    host.hear(Heard(garbled, 0.5))  # by ear: quit; the game is over and saved, so nothing is asked
     assert host.finished
 
 
@@ -450,3 +449,29 @@ def test_the_hosts_name_alone_waits_for_the_move_that_follows(text: str, listeni
     host.hear("music, two")
     moment = replace(host.moment(), listening=listening)
     assert unfinished(Heard(text, 0.4), moment) is waits
+
+
+@pytest.mark.parametrize("lang", ["pt-BR", "pt-PT", "it", "en"])
+def test_a_quit_after_the_game_ends_says_goodbye_at_once_and_mid_game_asks_first(lang: str) -> None:
+    """A finished, saved game has nothing left to lose: "quit" says goodbye at once (it cost the table one more
+    utterance a game). Mid-game it asks first; and a game that could not be saved still asks, naming why."""
+    prompts = Prompts.load(Lang(lang))
+    quit_word = {"pt-BR": "sair", "pt-PT": "sair", "it": "esci", "en": "quit"}[lang]
+    host, said, game = table(f"classic-{lang}")
+    host.hear(CLUE[lang])
+    host.hear(quit_word)
+    assert host.question is not None and not host.finished  # mid-game: "Quit now?"
+    host.hear({"pt-BR": "não", "pt-PT": "não", "it": "no", "en": "no"}[lang])
+    host.hear(first_of(game, "assassin").lower())
+    assert game.over
+    host.hear(quit_word)
+    assert host.finished and host.question is None
+    assert said.lines[-1] == prompts.text("game.bye")
+    board = Board.from_dict(json.loads((BOARDS / f"classic-{lang}.json").read_text(encoding="utf-8")))
+    game = new_game(board, Variants())
+    unsaved = Host(game, prompts, Said(), unsaved=lambda: (Path("game.json"), "disk_full"))
+    unsaved.start()
+    unsaved.hear(CLUE[lang])
+    unsaved.hear(first_of(game, "assassin").lower())
+    unsaved.hear(quit_word)
+    assert unsaved.question is not None and not unsaved.finished  # the game is not on disk: asked, and why

@@ -65,8 +65,7 @@ LINES = (
     "dentist",
     "the engineer",
     "butterfly",
-    "quit",
-    "yes",
+    "quit",  # the game is over and saved: the host says goodbye at once
 )
 UNPLUG_BEFORE = LINES.index("the engineer")  # red is guessing and the sand is running
 GUESSES_BEFORE_UNPLUG = 3  # REINDEER, LLAMA, DENTIST

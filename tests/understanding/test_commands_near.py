@@ -47,10 +47,9 @@ def test_no_table_talk_and_no_card_comes_near_a_command(lang: Lang) -> None:
     vocab = vocabulary(lang)
     radii = command_radii(lang)
     lines = [line for line in (TALK / f"{lang.value}.txt").read_text(encoding="utf-8").splitlines() if line.strip()]
+    phases = (Phase.GUESS, Phase.CLUE)
     near_talk = [
-        line
-        for line in lines
-        if any(command_near(tokenize(line, vocab.join_apostrophes), vocab, phase) for phase in (Phase.GUESS, Phase.CLUE))
+        line for line in lines if any(command_near(tokenize(line, vocab.join_apostrophes), vocab, p) for p in phases)
     ]
     assert near_talk == []
     widened = [  # a card a command's own radius reaches, beyond the one edit every command always had

@@ -191,7 +191,7 @@ def test_a_move_met_with_silence_is_said_again() -> None:
     tally = table.tally
     assert tally.ended and tally.quit and not tally.wrong and not tally.lost
     assert tally.silences == len(said)
-    assert tally.lines == tally.moves_done + len(said) + 2  # and the goodbye with its yes
+    assert tally.lines == tally.moves_done + len(said) + 1  # and the goodbye (the game over, it asks nothing)
     for before, silence, after in zip(table.transcript, table.transcript[1:], table.transcript[2:], strict=False):
         if silence == "  (silence)":  # the same move; a card after a lead-in said plainly
             card = before.split()[-1]

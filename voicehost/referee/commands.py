@@ -48,6 +48,8 @@ def command(view: View, command: Command) -> list[Effect]:
         return [Ask(ConfirmBeforeActing(prompt=view.t("game.new_game_confirm"), then=(NewGame(),)))]
     if command is Command.QUIT:
         unsaved = view.unsaved
+        if game.over and unsaved is None:
+            return [Quit()]  # nothing left to lose: the table that says goodbye is not asked to say it twice
         prompt = view.t("game.quit_confirm") if unsaved is None else view.t("game.quit_confirm_unsaved", detail=unsaved)
         return [Ask(ConfirmBeforeActing(prompt=prompt, then=(Quit(),)))]
     if command is Command.UNDO:
