@@ -76,7 +76,7 @@ class SegmentedEars:
 
             talking = lambda: moment().over_host  # noqa: E731
             segments = self._segmenter.utterances(chunks, talking=talking, on_pause=on_pause, hold=hold)
-            self._prepare(moment())  # the board dealt or resumed: made ready while the host opens the game
+            self._prepare(moment)  # the board dealt or resumed: made ready while the host opens the game
             for utterance in segments:
                 now = moment()
                 early = ahead.pop() if ahead else None
@@ -85,12 +85,13 @@ class SegmentedEars:
                 else:
                     heard = hearing.submit(self.recognizer.recognize, utterance.audio, now).result()
                 yield replace(heard, start_s=utterance.start_s, end_s=utterance.end_s)
-                self._prepare(moment())  # the host has acted on it: a new game's board is made ready at once
+                self._prepare(moment)  # the host has acted on it: a new game's board is made ready at once
 
-    def _prepare(self, moment: Moment) -> None:
-        """What the recognizer needs for this board, made in the background (when it makes anything)."""
+    def _prepare(self, moment: MomentSource) -> None:
+        """What the recognizer needs for the board now awaited, made in the background; the moment is asked
+        only of a recognizer that makes anything (a stream's moment may know nothing before its first line)."""
         if isinstance(self.recognizer, Preparing):
-            self.recognizer.prepare(moment)
+            self.recognizer.prepare(moment())
 
 
 def _done(heard: Heard) -> Future[Heard]:
