@@ -146,8 +146,7 @@ def _move_shaped(form: Form, understood: Understanding, reading: Reading) -> boo
     if not words:
         return False  # "yes" with nothing asked, "hmm": no word of it could name a move
     moment = reading.moment
-    cards = moment.grid.cards if moment.grid is not None else moment.visible
-    if match_card(reading.text, cards, moment.lang):
+    if match_card(reading.text, moment.board, moment.lang):
         return True
     if reading.confidence is not None and understood.confidence >= calibration().ask / 2:
         return True
@@ -191,5 +190,4 @@ def _a_place_said(reading: Reading) -> bool:
     if len(words) - len(others) < 2 or len(others) > MAX_GARBLED_PLACE_WORDS:
         return False
     moment = reading.moment
-    cards = moment.grid.cards if moment.grid is not None else moment.visible
-    return not any(match_card(word, cards, moment.lang) for word in others)
+    return not any(match_card(word, moment.board, moment.lang) for word in others)

@@ -74,6 +74,12 @@ class Moment:
         return self.offers if self.offers is not None else self.visible
 
     @property
+    def board(self) -> tuple[str, ...]:
+        """Every card of the board, covered ones too (the grid's; the visible ones where no grid is known):
+        what a line may name even when it names no card it may guess."""
+        return self.grid.cards if self.grid is not None else self.visible
+
+    @property
     def scored_cards(self) -> tuple[str, ...]:
         """The cards the ears score: those asked about first, then (while a question waits) every other
         visible card too, so that "yes" must beat each of them: a player who names another card instead

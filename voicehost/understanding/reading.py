@@ -63,8 +63,7 @@ class Reading:
     def everything(self) -> Understanding:
         """The words as typed, as a guess among every card of the board, covered ones too."""
         moment = self.moment
-        cards = moment.grid.cards if moment.grid is not None else moment.visible
-        return understand(self.text, phase=Phase.GUESS, cards=cards, lang=moment.lang, grid=moment.grid)
+        return understand(self.text, phase=Phase.GUESS, cards=moment.board, lang=moment.lang, grid=moment.grid)
 
     @cached_property
     def side(self) -> Side | None:
