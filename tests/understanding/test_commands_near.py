@@ -12,7 +12,13 @@ from rapidfuzz.distance import Levenshtein
 from engine.decks import words
 from engine.lang import Lang
 from voicehost.understanding import Command, HeardCommand, NotUnderstood, understand
-from voicehost.understanding.commands import COMMAND_SHADOW_EDITS, command_near, command_radii, slip_of
+from voicehost.understanding.commands import (
+    COMMAND_SHADOW_EDITS,
+    command_meanings,
+    command_near,
+    command_radii,
+    slip_of,
+)
 from voicehost.understanding.results import Phase
 from voicehost.understanding.text import keys_of, tokenize
 from voicehost.understanding.vocabulary import vocabulary
@@ -67,7 +73,7 @@ def test_a_radius_stops_short_of_half_the_way_to_another_command(lang: Lang) -> 
     radius is nearer to it than to any other command ("para a ampulheta" and "vira a ampulheta" keep one)."""
     vocab = vocabulary(lang)
     radii = command_radii(lang)
-    meaning = {phrase: vocab.commands.get(tuple(phrase.split())) for phrase in vocab.command_texts}
+    meaning = command_meanings(lang)
     for phrase, radius in radii.items():
         assert radius >= COMMAND_SHADOW_EDITS
         if radius == COMMAND_SHADOW_EDITS:

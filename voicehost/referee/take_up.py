@@ -173,7 +173,7 @@ def _lone_card(understood: Understanding, reading: Reading) -> bool:
 
 MAX_GARBLED_PLACE_WORDS = 1
 """A place's line may have this many words that are no place word ("R3 Column 4", "Rho 3-Column 4",
-"3.5 con lonna 2": its "row" or "column" garbled) and still be the place the scores found, not talk."""
+"2. Rotu column 3": its "row" or "column" garbled) and still be the place the scores found, not talk."""
 
 
 def _a_place_said(reading: Reading) -> bool:

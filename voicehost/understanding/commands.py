@@ -75,13 +75,25 @@ def slip_budget(letters: int) -> int:
 
 
 @cache
+def command_meanings(lang: Lang) -> dict[str, frozenset[Command]]:
+    """What each command phrase means, in any phase: a phrase said in one phase only ("chega por hoje")
+    means its command too, so two phrases of one command are never kept apart as if they were two."""
+    vocab = vocabulary(lang)
+    tables = (vocab.commands, *vocab.phase_commands.values())
+    return {
+        phrase: frozenset(command for table in tables if (command := table.get(tuple(phrase.split()))) is not None)
+        for phrase in vocab.command_texts
+    }
+
+
+@cache
 def command_radii(lang: Lang) -> dict[str, int]:
     """Each command phrase's slip budget (`slip_budget`), cut to under half its letters' distance to the
     nearest phrase of another command ("para a ampulheta" is 2 edits from "vira a ampulheta"), so a garble
     is read as a command only where no other one is as near; COMMAND_SHADOW_EDITS at least, as ever."""
     vocab = vocabulary(lang)
     letters = {phrase: "".join(phrase.split()) for phrase in vocab.command_texts}
-    meaning = {phrase: vocab.commands.get(tuple(phrase.split())) for phrase in vocab.command_texts}
+    meaning = command_meanings(lang)
     radii = {}
     for phrase, said in letters.items():
         others = [Levenshtein.distance(said, other) for p, other in letters.items() if meaning[p] != meaning[phrase]]

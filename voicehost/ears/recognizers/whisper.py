@@ -265,7 +265,7 @@ class WhisperRecognizer:
         they are not made yet, in the background unless `wait`: the ears ask it when they start listening
         to a board (dealt or resumed) and after each move (a new game), and the recognizer on each utterance
         of a board, so that the board's first guess does not wait for them."""
-        cards = tuple(moment.board)
+        cards = moment.board
         if not cards:
             return
         if wait:
