@@ -16,7 +16,7 @@ from voicehost.decision.calibration import Calibration, use
 from voicehost.decision.cards import Evidence
 from voicehost.decision.features import MAX_EXAMPLE_LEAD, QUIET_DB, with_examples
 from voicehost.ears.heard import ByExample, ClosedSet, Heard
-from voicehost.understanding import Understanding
+from voicehost.understanding import Action, Command, HeardClue, HeardCommand, Understanding
 from voicehost.understanding.moment import Awaited, Moment
 from voicehost.understanding.reading import Reading
 
@@ -118,3 +118,17 @@ def test_a_language_with_its_own_model_is_decided_by_it() -> None:
     assert decided(said, Lang.EN, model).action.value == "reprompt"
     assert decided(said, Lang.PT_PT, model).action.value == "accept"
     assert Calibration.from_dict(model.to_dict()).by_lang == {"pt-PT": always}
+
+
+def test_pass_written_with_a_number_while_guessing_is_a_pass_not_a_clue() -> None:
+    """ "Passo 2." (Whisper heard a number in the silence after "passo"): no clue can be given while the
+    operatives guess, so the word counts. Taken at once when the scores put "passo" first too, else asked
+    back; any other clue-shaped line stays a clue (the referee leaves it alone)."""
+    guessing = Moment(Lang.PT_BR, Awaited.GUESS, visible=CARDS)
+    scored = Heard("Passo 2.", 0.4, closed=closed({"passo": 0.0, "CHERRY": -6.0, "WALRUS": -7.0, "ROBIN": -8.0}))
+    taken = decide(scored, Reading(scored.text, guessing, scored.confidence))
+    assert isinstance(taken, HeardCommand) and taken.command is Command.PASS and taken.action is Action.ACCEPT
+    typed = decide(Heard("passo 2"), Reading("passo 2", guessing, None))
+    assert isinstance(typed, HeardCommand) and typed.command is Command.PASS and typed.action is Action.CONFIRM
+    clue = decide(Heard("fruta 2"), Reading("fruta 2", guessing, None))
+    assert isinstance(clue, HeardClue)

@@ -23,6 +23,7 @@ from voicehost.ears.heard import ClosedSet, Heard
 from voicehost.understanding import (
     Action,
     Command,
+    HeardClue,
     HeardCommand,
     HeardGuess,
     HeardNumber,
@@ -30,11 +31,13 @@ from voicehost.understanding import (
     Intent,
     NotUnderstood,
     Understanding,
+    understand,
     vocabulary,
 )
 from voicehost.understanding.checks import clue_check
 from voicehost.understanding.moment import Awaited, Moment
 from voicehost.understanding.reading import Reading
+from voicehost.understanding.results import Phase
 
 
 def confirmed_by_scores(heard: Heard, said: Understanding, moment: Moment, model: Calibration) -> Understanding:
@@ -60,6 +63,16 @@ def lead_share(closed: ClosedSet, word: str, rivals: Collection[str]) -> float:
     return 1.0 / sum(math.exp(closed.logits[i] - top) for i in in_play)
 
 
+def pass_shaped_as_clue(said: HeardClue, moment: Moment) -> HeardCommand | None:
+    """ "Passo 2." while the operatives guess: the word that ends a turn, written with a number Whisper
+    heard in the silence after it. No clue can be given now, so the word is what counts: a pass, asked
+    back unless the scores put it first too (`confirmed_by_scores`); None for any other clue."""
+    alone = understand(said.clue.word, phase=Phase.GUESS, cards=(), lang=moment.lang)
+    if isinstance(alone, HeardCommand) and alone.command is Command.PASS:
+        return HeardCommand(said.heard, Action.CONFIRM, said.confidence, Command.PASS)
+    return None
+
+
 def decide(heard: Heard, reading: Reading, model: Calibration | None = None) -> Understanding:
     """What the utterance means now (`reading`: its words in the moment, the host's name taken off)."""
     moment, said = reading.moment, reading.said
@@ -75,6 +88,8 @@ def decide(heard: Heard, reading: Reading, model: Calibration | None = None) -> 
             return check
     if heard.numbers is not None:
         return clue_verdict(heard, reading)
+    if moment.guessing and isinstance(said, HeardClue):
+        said = pass_shaped_as_clue(said, moment) or said
     if heard.closed is None and heard.places is None:
         return said
     model = model or calibration()
