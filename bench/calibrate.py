@@ -47,7 +47,7 @@ from voicehost.understanding import Action, Intent, Phase, understand
 from voicehost.understanding.moment import Awaited, ListenMode, Moment
 from voicehost.understanding.positions import Grid
 from voicehost.understanding.reading import Reading
-from voicehost.understanding.talk import form_of, spoken_host_name
+from voicehost.understanding.talk import form_of, name_slip, spoken_host_name
 
 T = TypeVar("T")
 
@@ -257,6 +257,7 @@ class NameSample:
     gain: float  # the ears' `name_gain`
     named: bool  # the host's name was said first
     in_text: bool  # ...and the transcript has it: the words say so, the gain is not needed
+    slipped: bool = False  # the transcript's first word is the name a letter away ("Post sheriff")
 
 
 def named_corpus(utterances: Sequence[Utterance]) -> list[Utterance]:
@@ -290,7 +291,8 @@ def collect_names(
         named = utterance.kind.startswith("named")
         in_text = form_of(heard.text, utterance.lang).addressed
         gain = heard.name_gain if heard.name_gain is not None else -math.inf
-        return NameSample(utterance.uid, condition.name, gain, named, in_text)
+        slipped = not in_text and name_slip(heard.text, utterance.lang, (name,)) > 0
+        return NameSample(utterance.uid, condition.name, gain, named, in_text, slipped)
 
     todo = [(u, c) for u in named_corpus(utterances) for c in conditions]
     return measured("name", todo, measure, lambda row: NameSample(**row), cache)
@@ -360,26 +362,48 @@ def place_model(samples: Sequence[PlaceSample]) -> tuple[Logistic, str]:
     return model, summary
 
 
-def name_points(samples: Sequence[NameSample]) -> tuple[float, float, str]:
+def name_points(samples: Sequence[NameSample]) -> tuple[float, float, float, str]:
     """The name gains from which an utterance whose transcript lacks the host's name counts as said to it:
     `act` above all but NAME_FALSE_RATE of the utterances said without it (a card merely mentioned must
     not become a move), `ask` above all but NAME_ASK_FALSE_RATE (asked back, never acted on: "Cereja?"
-    now and then after a mere mention is a small price for not ignoring a move said to the host)."""
-    unnamed = np.sort([s.gain for s in samples if not s.named and not s.in_text])
+    now and then after a mere mention is a small price for not ignoring a move said to the host).
+
+    `slip`: where the transcript's first word is the name a letter away ("Post sheriff"), the words and
+    the gain say the same, so it counts from a lower gain: the lowest (not under `ask`) at which the lines
+    said without the name that count as said to it, by `act` and by `slip` together, stay within the same
+    NAME_FALSE_RATE."""
+    unnamed_samples = [s for s in samples if not s.named and not s.in_text]
+    unnamed = np.sort([s.gain for s in unnamed_samples])
 
     def point(false_rate: float) -> float:
         return float(unnamed[min(len(unnamed) - 1, math.ceil((1 - false_rate) * len(unnamed)))]) + 1e-3
 
     act, ask = point(NAME_FALSE_RATE), point(NAME_ASK_FALSE_RATE)
+    spare = math.floor(NAME_FALSE_RATE * len(unnamed)) - int(np.sum(unnamed >= act))
+    slipped = sorted((s.gain for s in unnamed_samples if s.slipped and s.gain < act), reverse=True)
+    slip = _slip_point(act, ask, spare, slipped)
     lost = [s for s in samples if s.named and not s.in_text]
     said = sum(s.named for s in samples)
+    by_slip = [s for s in lost if s.slipped and slip <= s.gain < act]
     summary = (
         f"{said - len(lost)} of {said} moves said to the host had the name in the transcript; "
         f"of the other {len(lost)}, {sum(s.gain >= act for s in lost)} were heard addressed by the gain, "
-        f"{sum(ask <= s.gain < act for s in lost)} more asked back; of {len(unnamed)} said without it, "
-        f"{sum(unnamed >= act)} taken as addressed, {sum((unnamed >= ask) & (unnamed < act))} asked back"
+        f"{len(by_slip)} more by the gain with the name a letter away, "
+        f"{sum(ask <= s.gain < act for s in lost) - len(by_slip)} more asked back; of {len(unnamed)} said "
+        f"without it, {sum(unnamed >= act)} taken as addressed by the gain, "
+        f"{sum(s.slipped and slip <= s.gain < act for s in unnamed_samples)} with the name a letter away "
+        f"({sum(s.slipped for s in unnamed_samples)} such), {sum((unnamed >= ask) & (unnamed < act))} asked back"
     )
-    return act, ask, summary
+    return act, ask, slip, summary
+
+
+def _slip_point(act: float, ask: float, spare: int, slipped: Sequence[float]) -> float:
+    """The lowest gain (within `ask`..`act`) that takes at most `spare` of the `slipped` gains (best first)."""
+    if spare < 0:  # the gain alone spends the whole allowance
+        return act
+    if spare >= len(slipped):
+        return ask
+    return min(act, max(ask, slipped[spare] + 1e-3))
 
 
 def fit(samples: Sequence[Sample]) -> tuple[float, np.ndarray]:
@@ -441,6 +465,9 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="refit only the moves' points (clue numbers, pass, yes or no), keeping the rest as shipped",
     )
+    parser.add_argument(
+        "--names-only", action="store_true", help="refit only the points for the host's name, keep the rest"
+    )
     parser.add_argument("--quick", action="store_true", help="a few utterances (a smoke test)")
     parser.add_argument("--cache", type=Path, default=default_cache())
     parser.add_argument("--write", action="store_true", help=f"write the fitted calibration to {TARGET}")
@@ -456,6 +483,8 @@ def main(argv: list[str] | None = None) -> int:
     utterances = [
         u for lang in langs for u in corpus(lang, voices_of(lang, "tune"), quick=options.quick) if u.board in chosen
     ]
+    if options.names_only:
+        return _write_names(calibration(), recognizer, utterances, conditions, options)
     moves = move_points(recognizer, utterances, conditions, options.cache, measured)
     for line in moves.summaries:
         print(f"[calibrate] {line}", file=sys.stderr)
@@ -474,10 +503,10 @@ def main(argv: list[str] | None = None) -> int:
     act, ask = operating_points(probabilities, right)
     shipped = calibration()
     if options.keep_names:
-        name_gain, name_ask = shipped.name_gain, shipped.name_ask
+        name_gain, name_ask, name_slip = shipped.name_gain, shipped.name_ask, shipped.name_slip
         name_summary = str(shipped.fitted.get("name", "kept"))
     else:
-        name_gain, name_ask, name_summary = name_points(
+        name_gain, name_ask, name_slip, name_summary = name_points(
             collect_names(recognizer, utterances, conditions[:NAME_CONDITIONS], options.cache)
         )
     every = options.places == "every"
@@ -512,6 +541,7 @@ def main(argv: list[str] | None = None) -> int:
         ending_gap=moves.ending_gap,
         name_gain=round(name_gain, 3),
         name_ask=round(name_ask, 3),
+        name_slip=round(name_slip, 3),
         fitted=fitted,
         place=placed,
         example_weight=weight,
@@ -520,6 +550,31 @@ def main(argv: list[str] | None = None) -> int:
     print(text)
     for name, value in zip(FEATURES, weights, strict=True):
         print(f"{name:14} {value:+.3f}", file=sys.stderr)
+    if options.write:
+        TARGET.write_text(text + "\n", encoding="utf-8")
+        print(f"[calibrate] written to {TARGET}", file=sys.stderr)
+    return 0
+
+
+def _write_names(
+    shipped: Calibration,
+    recognizer: Any,
+    utterances: Sequence[Utterance],
+    conditions: Sequence[Condition],
+    options: argparse.Namespace,
+) -> int:
+    """The shipped calibration with the host's name's points refitted (`--names-only`)."""
+    gain, ask, slip, summary = name_points(
+        collect_names(recognizer, utterances, conditions[:NAME_CONDITIONS], options.cache)
+    )
+    command = f"python -m bench.calibrate --names-only --conditions {options.conditions} --boards {options.boards}"
+    fitted = {**shipped.fitted, "name": summary, "name_command": command}
+    refitted = replace(
+        shipped, name_gain=round(gain, 3), name_ask=round(ask, 3), name_slip=round(slip, 3), fitted=fitted
+    )
+    text = json.dumps(refitted.to_dict(), indent=1)
+    print(text)
+    print(f"[calibrate] {summary}", file=sys.stderr)
     if options.write:
         TARGET.write_text(text + "\n", encoding="utf-8")
         print(f"[calibrate] written to {TARGET}", file=sys.stderr)

@@ -97,6 +97,32 @@ def test_the_name_written_a_letter_away_is_likely_the_name_and_asked_back() -> N
         assert take_up(Heard(talk, name_gain=-11.0), addressed).verdict is Attention.IGNORE, talk
 
 
+def test_the_name_a_letter_away_counts_at_once_where_the_gain_agrees() -> None:
+    """ "Post sheriff" for "host, sheriff": the words say the name a letter away and the ears' gain says it
+    likely; from the point calibrated for such lines (`name_slip`), the move is taken at once, not asked
+    back. Under it, or with the gain alone (no slip in the words), it is asked back as before; talk after
+    the slip stays talk."""
+    points = calibration()
+    if not (math.isfinite(points.name_slip) and points.name_ask <= points.name_slip < points.name_gain):
+        pytest.skip("no band calibrated for the name a letter away")
+    addressed = moment(True, ListenMode.ADDRESSED)
+    agreed = take_up(Heard("Post walrus", name_gain=points.name_slip + 0.01, name_words=1), addressed)
+    assert agreed.named is Attention.TAKE and not agreed.hedge and agreed.verdict is Attention.TAKE
+    assert isinstance(agreed.understood, HeardGuess) and agreed.understood.card == "WALRUS"
+    assert agreed.understood.action is Action.ACCEPT
+    passed = take_up(Heard("post pass", name_gain=points.name_slip + 0.01, name_words=1), addressed)
+    assert isinstance(passed.understood, HeardCommand) and passed.understood.command is Command.PASS
+    assert not passed.hedge and passed.verdict is Attention.TAKE
+    below = points.name_slip - 0.01
+    if below >= points.name_ask:
+        weaker = take_up(Heard("Post walrus", name_gain=below, name_words=1), addressed)
+        assert weaker.named is Attention.ASK_BACK and weaker.hedge
+    unslipped = take_up(Heard("walrus", name_gain=points.name_slip + 0.01), addressed)
+    assert unslipped.named is Attention.ASK_BACK and unslipped.hedge
+    talk = take_up(Heard("most of them are animals, right?", name_gain=points.name_slip + 0.01), addressed)
+    assert talk.verdict is Attention.IGNORE
+
+
 TALK_AND_MOVES = [
     ("is it the ocean?", "ignore"),
     ("no, not the ocean", "ignore"),

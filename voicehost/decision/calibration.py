@@ -74,6 +74,8 @@ class Calibration:
     by_lang: Mapping[str, Logistic] = field(default_factory=dict)  # a language's own guess model, where fitted
     ending_gap: float | None = None  # once the game is over, "new game" or "quit" taken within this many nats a
     # token of the transcript; None: from their words only
+    name_slip: float = math.inf  # ...from which it counts as said to the host when the transcript's first word is
+    # the name a letter away ("Post sheriff"): the words and the gain agree (between `name_ask` and `name_gain`)
 
     def guess_model(self, lang: Lang) -> Logistic:
         """The model that weighs a card named by its name in `lang`: the language's own where the tuning data
@@ -95,6 +97,7 @@ class Calibration:
             pass_share=float(data["commands"]["pass_share"]),
             name_gain=float(data.get("name", {}).get("gain", math.inf)),
             name_ask=float(data.get("name", {}).get("ask", math.inf)),
+            name_slip=float(data.get("name", {}).get("slip", math.inf)),
             fitted=dict(data.get("fitted", {})),
             place=Logistic.from_dict(data["place"], "the place calibration") if "place" in data else None,
             example_weight=float(data.get("examples", {}).get("weight", 0.0)),
@@ -115,7 +118,7 @@ class Calibration:
                 "pass_share": self.pass_share,
                 "ending_gap": self.ending_gap,
             },
-            "name": {"gain": self.name_gain, "ask": self.name_ask},
+            "name": {"gain": self.name_gain, "ask": self.name_ask, "slip": self.name_slip},
             **({"place": self.place.to_dict()} if self.place is not None else {}),
             "examples": {"weight": self.example_weight},
             "clues": {"number_sure": self.number_sure},

@@ -48,10 +48,7 @@ class TakenUp:
 def take_up(heard: Heard, moment: Moment) -> TakenUp:
     """The form, the name, the decision, the verdict and the hedge of one utterance heard at `moment`."""
     form = form_of(heard.text, moment.lang, moment.host_names)
-    named = name_heard(heard) if not form.addressed else None
-    name_words = heard.name_words
-    if named is None and not form.addressed and (slip := name_slip(heard.text, moment.lang, moment.host_names)):
-        named, name_words = Attention.ASK_BACK, slip  # "post pass": likely the name, so asked back
+    named, name_words = (None, 0) if form.addressed else name_unwritten(heard, moment)
     if named is not None:  # the name was said, though the transcript left it out or garbled it
         said = " ".join(heard.text.split()[name_words:])  # "FOST, music 2": the clue is music, 2
         rest = form_of(said, moment.lang, moment.host_names)  # "Aprementa-lo, impresoga": the name's garble is no talk
@@ -119,6 +116,22 @@ def unclear_answer(taken: TakenUp, understood: Understanding) -> bool:
         return False
     words = taken.reading.text.split()
     return 0 < len(words) <= MAX_NAME_WORDS
+
+
+def name_unwritten(heard: Heard, moment: Moment) -> tuple[Attention | None, int]:
+    """Whether the host's name was said though the transcript does not write it (`name_heard`), or writes it
+    a letter away ("Post sheriff": `name_slip`), and how many first words are the name. A slip is asked
+    back, unless the ears' gain says the name too, from the point calibrated for slips (`name_slip`): the
+    words and the scores agree."""
+    named = name_heard(heard)
+    if named is Attention.TAKE:
+        return named, heard.name_words
+    slip = name_slip(heard.text, moment.lang, moment.host_names)
+    if not slip:
+        return named, heard.name_words
+    sure = heard.name_gain is not None and heard.name_gain >= calibration().name_slip
+    words = heard.name_words if named is not None else slip  # the gain's own reading of where the name ends
+    return (Attention.TAKE if sure else Attention.ASK_BACK), words
 
 
 def name_heard(heard: Heard) -> Attention | None:
