@@ -144,6 +144,21 @@ def test_a_clue_whose_number_is_sure_is_taken_at_once_by_ear() -> None:
     assert (game.events[-1]["word"], game.events[-1]["number"]) == ("mewsic", 2)
 
 
+@pytest.mark.parametrize("listening", [ListenMode.OPEN, ListenMode.ADDRESSED])
+def test_the_hosts_name_is_never_a_clues_word_by_ear(listening: ListenMode) -> None:
+    """ "Conduttore, città, due" heard "Conduttore CTA2", the number scored after "Conduttore": the word
+    said to address the host is no clue: it is neither given nor asked back ("Indizio: conduttore, 4?");
+    the words after it are read as they stand."""
+    host, said, game = table("classic-it")
+    host.listening = listening
+    numbers = ClueNumbers("Conduttore", -2.0, 3, (4, 6, 7), (-8.4, -8.6, -9.3), -9.0)
+    count = len(said.lines)
+    host.hear(Heard("Conduttore CTA2", 0.47, numbers=numbers))
+    assert kinds(game) == ["game_started"]
+    assert host.pending_clue is None or host.pending_clue.word != "conduttore"
+    assert not any("conduttore" in line.lower() for line in said.since(count))
+
+
 def test_a_clue_word_and_its_number_in_two_breaths_are_one_clue_by_ear() -> None:
     """The ears hold the utterance open when the decision says it is a clue's word alone."""
 

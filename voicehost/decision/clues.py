@@ -29,6 +29,7 @@ from voicehost.understanding.clues import clue_word_in
 from voicehost.understanding.reading import Reading
 from voicehost.understanding.results import Phase
 from voicehost.understanding.sides import side_first
+from voicehost.understanding.talk import is_host_name
 
 AGREEMENT_CONFIDENCE: Final = 0.95
 """A clue number the transcript and the scores agree on."""
@@ -61,8 +62,8 @@ def clue_verdict(heard: Heard, reading: Reading) -> Understanding:
         first = side_first(said_word, lang)
         said_word = first[1] if first is not None else said_word
     word, spelled = clue_word_in(said_word, lang)
-    if word is None:
-        return said
+    if word is None or is_host_name(word, lang, reading.moment.host_names):
+        return said  # "Conduttore CTA2": the name said to the host, the clue's word lost after it
     confidence = min(math.exp(numbers.word_logprob / max(1, numbers.word_tokens)), share)
     # taken at once (announced, correctable before the first guess) from the calibrated share: the whole
     # table heard the word, so the word is not what is asked back (one that seems to break a rule is)

@@ -94,6 +94,14 @@ def name_slip(text: str, lang: Lang, host_names: Sequence[str] = ()) -> int:
     return 1 if any(0 < edits <= NAME_SLIP_EDITS for edits in slipped) else 0
 
 
+def is_host_name(text: str, lang: Lang, host_names: Sequence[str] = ()) -> bool:
+    """Whether the words are the host's name, one of the language's or one the table gave it: what a
+    player says to address the host, never a move's word ("Conduttore CTA2" is no clue "conduttore")."""
+    keys = keys_of(tokenize(text, vocabulary(lang).join_apostrophes))
+    names = (*vocabulary(lang).host_names.phrases(), *_names(lang, tuple(host_names)).phrases())
+    return bool(keys) and keys in names
+
+
 @cache
 def _names(lang: Lang, host_names: tuple[str, ...]) -> Phrases:
     vocab = vocabulary(lang)
