@@ -75,11 +75,6 @@ def play(
     return game, table, time.perf_counter() - started
 
 
-KNOWN_PT_BR = (
-    "known failure, in the README: espeak-ng pt-BR in white noise at 20 dB garbles the host's name into words the "
-    "ears cannot tell from talk ('apreenta a dor, tromão'), so three moves are never heard; and its 'sim' comes out "
-    "'XIN', scored 0.68 to 0.80 beside every card, under the 0.803 point for an answer from the scores alone"
-)
 GAMES = [  # person-like voices the decision was never tuned on (bench/corpus.py), then espeak-ng: the hard tail
     pytest.param("en", find_voice("rhvoice:bdl"), 2, None, id="en-rhvoice-bdl"),
     pytest.param("pt-BR", find_voice("rhvoice:Leticia-F123"), 2, None, id="pt-BR-rhvoice-leticia"),
@@ -92,14 +87,7 @@ GAMES = [  # person-like voices the decision was never tuned on (bench/corpus.py
     ),
     pytest.param("it", find_voice("pico:it-IT"), 2, None, id="it-pico"),
     pytest.param("en", find_voice("espeak:en-us"), 2, None, id="en-espeak"),
-    pytest.param(
-        "pt-BR",
-        find_voice("espeak:pt-br"),
-        3,
-        Condition("white", 20),
-        id="pt-BR-espeak-noise20dB",
-        marks=pytest.mark.xfail(reason=KNOWN_PT_BR),
-    ),
+    pytest.param("pt-BR", find_voice("espeak:pt-br"), 3, Condition("white", 20), id="pt-BR-espeak-noise20dB"),
     pytest.param("it", find_voice("espeak:it+m3", 140), 2, None, id="it-espeak-male-slow"),
 ]
 
