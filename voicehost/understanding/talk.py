@@ -88,7 +88,7 @@ def name_slip(text: str, lang: Lang, host_names: Sequence[str] = ()) -> int:
     keys = keys_of(tokenize(text, vocab.join_apostrophes))
     if len(keys) < 2:
         return 0
-    phrases = (*vocab.host_names.phrases(), *_names(lang, tuple(host_names)).phrases())
+    phrases = _every_name(lang, tuple(host_names))
     names = {phrase[0] for phrase in phrases if len(phrase) == 1 and len(phrase[0]) >= MIN_SLIPPED_NAME_LETTERS}
     slipped = (Levenshtein.distance(keys[0], name, score_cutoff=NAME_SLIP_EDITS) for name in names)
     return 1 if any(0 < edits <= NAME_SLIP_EDITS for edits in slipped) else 0
@@ -98,8 +98,13 @@ def is_host_name(text: str, lang: Lang, host_names: Sequence[str] = ()) -> bool:
     """Whether the words are the host's name, one of the language's or one the table gave it: what a
     player says to address the host, never a move's word ("Conduttore CTA2" is no clue "conduttore")."""
     keys = keys_of(tokenize(text, vocabulary(lang).join_apostrophes))
-    names = (*vocabulary(lang).host_names.phrases(), *_names(lang, tuple(host_names)).phrases())
-    return bool(keys) and keys in names
+    return bool(keys) and keys in _every_name(lang, tuple(host_names))
+
+
+@cache
+def _every_name(lang: Lang, host_names: tuple[str, ...]) -> frozenset[tuple[str, ...]]:
+    """Every name of the host as words: the language's, and those the table gave it."""
+    return frozenset((*vocabulary(lang).host_names.phrases(), *_names(lang, host_names).phrases()))
 
 
 @cache
