@@ -546,14 +546,9 @@ def main(argv: list[str] | None = None) -> int:
         place=placed,
         example_weight=weight,
     )
-    text = json.dumps(calibration_fitted.to_dict(), indent=1)
-    print(text)
     for name, value in zip(FEATURES, weights, strict=True):
         print(f"{name:14} {value:+.3f}", file=sys.stderr)
-    if options.write:
-        TARGET.write_text(text + "\n", encoding="utf-8")
-        print(f"[calibrate] written to {TARGET}", file=sys.stderr)
-    return 0
+    return _publish(calibration_fitted, options.write)
 
 
 def _write_names(
@@ -572,13 +567,8 @@ def _write_names(
     refitted = replace(
         shipped, name_gain=round(gain, 3), name_ask=round(ask, 3), name_slip=round(slip, 3), fitted=fitted
     )
-    text = json.dumps(refitted.to_dict(), indent=1)
-    print(text)
     print(f"[calibrate] {summary}", file=sys.stderr)
-    if options.write:
-        TARGET.write_text(text + "\n", encoding="utf-8")
-        print(f"[calibrate] written to {TARGET}", file=sys.stderr)
-    return 0
+    return _publish(refitted, options.write)
 
 
 def _write_moves(shipped: Calibration, moves: MovePoints, write: bool) -> int:
@@ -592,7 +582,12 @@ def _write_moves(shipped: Calibration, moves: MovePoints, write: bool) -> int:
         ending_gap=moves.ending_gap,
         fitted=fitted,
     )
-    text = json.dumps(refitted.to_dict(), indent=1)
+    return _publish(refitted, write)
+
+
+def _publish(fitted: Calibration, write: bool) -> int:
+    """A calibration printed, and written to TARGET when asked (`--write`)."""
+    text = json.dumps(fitted.to_dict(), indent=1)
     print(text)
     if write:
         TARGET.write_text(text + "\n", encoding="utf-8")
