@@ -60,9 +60,11 @@ def heard(text: str, *, names: dict[str, float], places: ClosedSet | None) -> He
     )
 
 
-def decide(said: Heard, grid: Grid = GRID, model: Calibration | None = None) -> Understanding:
-    """The decision on `said` while guessing, every card of `grid` visible."""
-    moment = Moment(Lang.EN, Awaited.GUESS, visible=grid.cards, grid=grid)
+def decide(
+    said: Heard, grid: Grid = GRID, model: Calibration | None = None, covered: tuple[str, ...] = ()
+) -> Understanding:
+    """The decision on `said` while guessing, every card of `grid` visible but the `covered` ones."""
+    moment = Moment(Lang.EN, Awaited.GUESS, visible=tuple(c for c in grid.cards if c not in covered), grid=grid)
     return decide_read(said, Reading(said.text, moment, said.confidence), model)
 
 
@@ -89,6 +91,23 @@ def test_words_that_read_as_a_place_make_it_a_place_even_below_a_name() -> None:
     said = heard("row two column three", names={"CARD03": -2.0}, places=places_scored("C2", 5.0))
     understood = decide(said, model=SURE)
     assert isinstance(understood, HeardGuess) and understood.place == "C2"
+
+
+def test_a_covered_cards_place_found_by_the_scores_alone_is_no_move() -> None:
+    # MBROLA pt1's "perfume" scored as "bê uma" (B1), where COLHER was covered: "COLHER is already covered"
+    said = heard("Bem fomem!", names={"CARD03": -8.0, "CARD04": -14.0}, places=places_scored("B1", 30.0))
+    understood = decide(said, model=SURE, covered=("CARD01",))
+    assert isinstance(understood, HeardGuess | NotUnderstood)
+    assert not (isinstance(understood, HeardGuess) and understood.place)
+    assert not isinstance(understood, HeardGuess) or understood.card == "CARD03"
+    visible_there = decide(said, model=SURE)
+    assert isinstance(visible_there, HeardGuess) and visible_there.place == "B1"
+
+
+def test_a_covered_cards_place_said_in_words_is_still_that_place() -> None:
+    said = heard("row one column two", names={"CARD03": -2.0}, places=places_scored("B1", 5.0))
+    understood = decide(said, model=SURE, covered=("CARD01",))
+    assert isinstance(understood, HeardGuess) and (understood.card, understood.place) == ("CARD01", "B1")
 
 
 def test_an_unsure_place_is_asked_back_and_a_doubtful_one_asked_again() -> None:

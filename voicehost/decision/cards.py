@@ -48,7 +48,7 @@ def card_verdict(heard: Heard, reading: Reading, model: Calibration) -> Understa
     """What the scores of the cards (and places) make of an utterance whose words, read as typed
     (`reading.said`), are no command or clue said plainly."""
     moment, said = reading.moment, reading.said
-    placed = placed_move(heard, said, moment.grid, moment.lang) if moment.grid is not None else None
+    placed = placed_move(heard, said, moment.grid, moment.lang, moment.visible) if moment.grid is not None else None
     if placed is not None:
         return _by_place(heard, placed, model)
     if isinstance(said, OffGrid) or (isinstance(said, HeardGuess) and said.place):

@@ -12,6 +12,7 @@ explains the audio, and how many words were heard.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz
@@ -78,12 +79,20 @@ def place_evidence(heard: Heard, said: Understanding, grid: Grid, lang: Lang) ->
     return PlaceEvidence(top[0], top[1], card, logits[top], features)
 
 
-def placed_move(heard: Heard, said: Understanding, grid: Grid, lang: Lang) -> PlaceEvidence | None:
+def placed_move(
+    heard: Heard, said: Understanding, grid: Grid, lang: Lang, visible: Collection[str] | None = None
+) -> PlaceEvidence | None:
     """The place scored first, when the move is taken for a place: its words read as one (`said`, the
-    transcript read as text with the grid), or it explains the audio better than every card's name."""
+    transcript read as text with the grid), or it explains the audio better than every card's name and
+    its card is still `visible` (None: all are). A covered card's place found by the scores alone is no
+    move: MBROLA's pt1 "perfume" scores as "bê uma", and the table heard "COLHER is already covered"."""
     placed = place_evidence(heard, said, grid, lang)
     if placed is None:
         return None
     read_as_place = isinstance(said, OffGrid) or (isinstance(said, HeardGuess) and bool(said.place))
+    if read_as_place:
+        return placed
+    if visible is not None and placed.card not in visible:
+        return None
     names_top = heard.closed.logits[0] if heard.closed is not None else -math.inf
-    return placed if read_as_place or placed.logit >= names_top else None
+    return placed if placed.logit >= names_top else None
