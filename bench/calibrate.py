@@ -539,6 +539,7 @@ def main(argv: list[str] | None = None) -> int:
         pass_share=moves.pass_share,
         number_sure=moves.number_sure,
         ending_gap=moves.ending_gap,
+        ending_sorry=moves.ending_sorry,
         name_gain=round(name_gain, 3),
         name_ask=round(name_ask, 3),
         name_slip=round(name_slip, 3),
@@ -580,6 +581,7 @@ def _write_moves(shipped: Calibration, moves: MovePoints, write: bool) -> int:
         pass_share=moves.pass_share,
         answer_share=moves.answer_share,
         ending_gap=moves.ending_gap,
+        ending_sorry=moves.ending_sorry,
         fitted=fitted,
     )
     return _publish(refitted, write)

@@ -28,6 +28,7 @@ from voicehost.decision.endings import ending_gap, ending_verdict
 from voicehost.understanding import Action, Command, HeardClue, HeardCommand, vocabulary
 from voicehost.understanding.moment import Awaited, Moment, moment_for
 from voicehost.understanding.reading import Reading
+from voicehost.understanding.vocabulary import ENDINGS
 
 T = TypeVar("T")
 Measured = Callable[[str, Sequence[tuple[Utterance, Condition]], Callable[[Utterance, Condition], Any], Any, Path], Any]
@@ -222,6 +223,39 @@ def gap_point(samples: Sequence[EndingSample], shipped: float | None) -> float |
     return None if best is None else math.floor(best * 1000) / 1000
 
 
+SORRY_RATE: Final = 0.02
+"""At most one line in fifty that is neither "new game" nor "quit" (talk after a game, another command)
+meets "Sorry?" once the game is over: the price of answering the garbled endings."""
+ENDING_VALUES: Final = frozenset(command.value for command in ENDINGS)
+
+
+def sorry_point(samples: Sequence[EndingSample], shipped: float | None) -> float | None:
+    """The widest gap (nats a token) within which the lines that are no ending fall at most SORRY_RATE of
+    the time: a line the words do not read as an ending but the scores put within it is answered "Sorry?";
+    None when no gap keeps the others under it; `shipped` when fewer than MIN_SAMPLES endings were said."""
+    others = [s for s in samples if s.meant not in ENDING_VALUES]
+    if sum(s.meant in ENDING_VALUES for s in samples) < MIN_SAMPLES or not others:
+        return shipped
+    best: float | None = None
+    for gap in sorted({s.gap for s in samples if s.gap is not None}):
+        if sum(s.gap is not None and s.gap <= gap for s in others) <= SORRY_RATE * len(others):
+            best = gap
+    return None if best is None else math.floor(best * 1000) / 1000
+
+
+def sorry_summary(samples: Sequence[EndingSample], chosen: float | None) -> str:
+    garbled = [s for s in samples if s.meant in ENDING_VALUES and s.gap is not None]
+    others = [s for s in samples if s.meant not in ENDING_VALUES]
+    if chosen is None:
+        return f'"Sorry?" once the game is over: no gap keeps the other lines under {SORRY_RATE:.0%}: silence'
+    within = [s for s in garbled if s.gap is not None and s.gap <= chosen]
+    wrongly = [s for s in others if s.gap is not None and s.gap <= chosen]
+    return (
+        f'"Sorry?" once the game is over, within {chosen:.3f} nats a token: {len(within)} of {len(garbled)} '
+        f"endings not read from their words, {len(wrongly)} of {len(others)} other lines"
+    )
+
+
 def ending_summary(samples: Sequence[EndingSample], chosen: float | None) -> str:
     meant = [s for s in samples if s.meant is not None]
     plain = [s for s in samples if s.gap is None]
@@ -241,6 +275,7 @@ class MovePoints:
     pass_share: float
     answer_share: float
     ending_gap: float | None
+    ending_sorry: float | None
     summaries: tuple[str, ...]
 
 
@@ -258,15 +293,18 @@ def move_points(
     answer_share = point([s for s in answers if not s.plain], shipped.answer_share)  # a plain "yes" needs no scores
     endings = collect_endings(recognizer, utterances, conditions, cache, measured)
     gap = gap_point(endings, shipped.ending_gap)
+    sorry = sorry_point(endings, shipped.ending_sorry)
     return MovePoints(
         number_sure,
         pass_share,
         answer_share,
         gap,
+        sorry,
         (
             summary("clue numbers", clues, number_sure),
             summary("pass heard unsure, the scores agreeing", [s for s in passes if s.plain], pass_share),
             summary("yes or no from the scores alone", [s for s in answers if not s.plain], answer_share),
             ending_summary(endings, gap),
+            sorry_summary(endings, sorry),
         ),
     )

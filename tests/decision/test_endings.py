@@ -7,9 +7,13 @@ from dataclasses import replace
 
 import pytest
 
+from bench.calibrate_moves import MIN_SAMPLES, SORRY_RATE, EndingSample, sorry_point
 from engine.lang import Lang
 from voicehost.decision import calibration, decide
+from voicehost.decision.calibration import use
 from voicehost.ears.heard import ClosedSet, Heard
+from voicehost.referee.attention import Attention
+from voicehost.referee.take_up import take_up
 from voicehost.understanding import Command, HeardCommand
 from voicehost.understanding.moment import Awaited, Moment
 from voicehost.understanding.reading import Reading
@@ -63,3 +67,38 @@ def test_without_a_calibrated_point_only_the_words_count() -> None:
     assert not isinstance(said, HeardCommand)
     said = understood(heard("sair do jogo", "sair do jogo", 0.0), gap=None)
     assert isinstance(said, HeardCommand) and said.command is Command.QUIT
+
+
+def taken(said: Heard, sorry: float | None) -> Attention:
+    """What the host does with the line once the game is over, endings taken from their words only."""
+    use(replace(calibration(), ending_gap=None, ending_sorry=sorry))
+    try:
+        return take_up(said, OVER).verdict
+    finally:
+        use(None)
+
+
+@pytest.mark.parametrize(("gap", "verdict"), [(0.8, Attention.SORRY), (1.5, Attention.IGNORE)])
+def test_a_quit_garbled_past_taking_is_answered_within_the_sorry_point(gap: float, verdict: Attention) -> None:
+    # MBROLA pt1's "sair do jogo", heard "Sai na tua jogo." four times: silence each time before
+    assert taken(heard("Sai na tua jogo.", "sair do jogo", gap), sorry=1.0) is verdict
+
+
+def test_without_a_sorry_point_or_in_a_long_line_there_is_no_answer() -> None:
+    assert taken(heard("Sai na tua jogo.", "sair do jogo", 0.5), sorry=None) is Attention.IGNORE
+    talk = heard("foi uma partida muito boa, parabéns a todos", "sair", 0.0)
+    assert taken(talk, sorry=1.0) is Attention.IGNORE
+
+
+def sample(meant: str | None, gap: float | None) -> EndingSample:
+    return EndingSample("u", "clean", gap, meant, None)
+
+
+def test_the_sorry_point_keeps_the_other_lines_under_their_rate() -> None:
+    endings = [sample("quit", 0.1 * i) for i in range(MIN_SAMPLES)]
+    others = [sample(None, 1.0 + 0.01 * i) for i in range(100)] + [sample("pass", None)] * 100
+    point = sorry_point(endings + others, shipped=None)
+    assert point is not None
+    within = sum(s.gap is not None and s.gap <= point for s in others)
+    assert within <= SORRY_RATE * len(others) < within + 1
+    assert sorry_point(endings[:3] + others, shipped=0.7) == 0.7  # too few endings said to choose

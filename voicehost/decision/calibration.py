@@ -76,6 +76,8 @@ class Calibration:
     # token of the transcript; None: from their words only
     name_slip: float = math.inf  # ...from which it counts as said to the host when the transcript's first word is
     # the name a letter away ("Post sheriff"): the words and the gain agree (between `name_ask` and `name_gain`)
+    ending_sorry: float | None = None  # once the game is over, a short line "new game" or "quit" explains within
+    # this many nats a token is answered "Sorry?" ("Sai na tua jogo."): likely one garbled; None: silence
 
     def guess_model(self, lang: Lang) -> Logistic:
         """The model that weighs a card named by its name in `lang`: the language's own where the tuning data
@@ -103,6 +105,7 @@ class Calibration:
             example_weight=float(data.get("examples", {}).get("weight", 0.0)),
             number_sure=float(data.get("clues", {}).get("number_sure", 0.9)),
             ending_gap=_optional_float(data["commands"].get("ending_gap")),
+            ending_sorry=_optional_float(data["commands"].get("ending_sorry")),
             by_lang={
                 lang: Logistic.from_dict(model, f"the {lang} guess calibration")
                 for lang, model in data.get("guess_by_lang", {}).items()
@@ -117,6 +120,7 @@ class Calibration:
                 "answer_share": self.answer_share,
                 "pass_share": self.pass_share,
                 "ending_gap": self.ending_gap,
+                "ending_sorry": self.ending_sorry,
             },
             "name": {"gain": self.name_gain, "ask": self.name_ask, "slip": self.name_slip},
             **({"place": self.place.to_dict()} if self.place is not None else {}),

@@ -3,7 +3,8 @@ garbles ("sair do jogo" comes out "Sai no dujogo. Sai"). Every way of saying the
 transcript of the utterance (`Heard.commands`, per token); one that explains the audio nearly as well as
 the free transcript does (within `Calibration.ending_gap` nats a token, chosen on the tuning voices by
 `bench.calibrate` so that table talk after a game is not taken for either; None where no gap keeps it
-out, and only the words count) is taken."""
+out, and only the words count) is taken. A short line within a wider gap (`Calibration.ending_sorry`) is
+likely one garbled past taking ("Sai na tua jogo."): the host answers "Sorry?" rather than silence."""
 
 from __future__ import annotations
 
@@ -41,3 +42,12 @@ def ending_verdict(heard: Heard, reading: Reading, model: Calibration) -> Unders
         return said
     phrase = heard.commands.phrases[0]
     return HeardCommand(phrase, Action.ACCEPT, 1.0, ending_of(reading.moment.lang, phrase))
+
+
+def ending_near(heard: Heard, reading: Reading, model: Calibration) -> bool:
+    """Whether a short line once the game is over is likely "new game" or "quit" garbled: within the
+    calibrated gap for "Sorry?" (`Calibration.ending_sorry`), where few lines of talk fall."""
+    gap, point = ending_gap(heard), model.ending_sorry
+    if gap is None or point is None:
+        return False
+    return gap <= point and 0 < len(reading.text.split()) <= MAX_ENDING_WORDS

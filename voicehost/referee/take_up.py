@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from voicehost.decision import calibration, decide
+from voicehost.decision import calibration, decide, ending_near
 from voicehost.ears.heard import Heard
 from voicehost.referee.attention import Attention, attend, hedged
 from voicehost.understanding import (
@@ -24,7 +24,7 @@ from voicehost.understanding import (
     match_card,
 )
 from voicehost.understanding.clues import correction_in
-from voicehost.understanding.moment import Moment
+from voicehost.understanding.moment import Awaited, Moment
 from voicehost.understanding.positions import place_words
 from voicehost.understanding.reading import Reading
 from voicehost.understanding.results import HeardCorrection, HeardSide
@@ -77,7 +77,13 @@ def take_up(heard: Heard, moment: Moment) -> TakenUp:
         form = replace(form, talk=False)
     if isinstance(understood, HeardCorrection | HeardSide):
         form = replace(form, talk=False)  # "no, fruit": the spymaster correcting the clue; "player A": no talk
-    move_shaped = _move_shaped(form, understood, reading)
+    if (
+        moment.awaited is Awaited.OVER
+        and isinstance(understood, NotUnderstood)
+        and ending_near(heard, reading, calibration())
+    ):
+        form = replace(form, talk=False)  # "Sai na tua jogo.": "sair do jogo" garbled past taking, by the scores
+    move_shaped = _move_shaped(form, understood, reading, heard)
     verdict = attend(
         form,
         understood,
@@ -149,12 +155,15 @@ MAX_MOVE_WORDS = 3
 misheard ("lasanha" half heard, "animals, thre", an unknown word): the table hears "Sorry?"."""
 
 
-def _move_shaped(form: Form, understood: Understanding, reading: Reading) -> bool:
+def _move_shaped(form: Form, understood: Understanding, reading: Reading, heard: Heard) -> bool:
     """Whether a line the host did not understand still has the form of a move, so it must not meet silence:
     its words come near a card of the board (covered ones too), or the scores gave a card half the chance
-    they need to ask back, or it is a short line of real words (a card or a clue the host could not read)."""
+    they need to ask back, or it is a short line of real words (a card or a clue the host could not read);
+    once the game is over, a short line the scores of "new game" and "quit" put near one (`ending_near`)."""
     if form.talk or not isinstance(understood, NotUnderstood):
         return False
+    if reading.moment.awaited is Awaited.OVER and ending_near(heard, reading, calibration()):
+        return True
     words = content_words(reading.text, reading.moment.lang)
     if not words:
         return False  # "yes" with nothing asked, "hmm": no word of it could name a move
