@@ -244,3 +244,39 @@ def test_at_a_question_a_slip_that_also_names_a_card_is_no_answer_in_words() -> 
     asked = Moment(Lang.PT_PT, Awaited.GUESS, visible=cards, asked=True, offers=("PIANO",), before=(("PIANO", 0.5),))
     taken = take_up(Heard("sin", 0.1, closed=closed, transcript_logprob=-1.0), asked).understood
     assert not (isinstance(taken, HeardCommand) and taken.command is Command.YES)
+
+
+def _scored(**logits: float) -> ClosedSet:
+    """The cards and answers scored at -30 unless given."""
+    phrases = ("WALRUS", "PIANO", "OCEAN", "CHERRY", "yes", "no")
+    values = tuple(logits.get(p, -30.0) for p in phrases)
+    return ClosedSet(phrases, values, values, tuple(0.0 for _ in phrases))
+
+
+def test_at_a_question_the_card_asked_about_scored_first_agrees_with_yes_in_words() -> None:
+    """ "BROCCOLI?" - "correct" (Pico en-GB, transcribed right, heard unsure): the scores put BROCCOLI a
+    little above "yes", and saying the card back is saying yes too: the two readings agree. Asked about two
+    cards, "yes" says neither."""
+    closed = _scored(WALRUS=-1.0, yes=-1.3, no=-4.0)
+    asked = Moment(Lang.EN, Awaited.GUESS, visible=CARDS, asked=True, offers=("WALRUS",))
+    taken = take_up(Heard("correct", 0.36, closed=closed, transcript_logprob=-1.0), asked)
+    assert isinstance(taken.understood, HeardCommand) and taken.understood.command is Command.YES
+    two = Moment(Lang.EN, Awaited.GUESS, visible=CARDS, asked=True, offers=("WALRUS", "PIANO"))
+    either = take_up(Heard("correct", 0.36, closed=closed, transcript_logprob=-1.0), two).understood
+    assert not isinstance(either, HeardCommand | HeardGuess)
+
+
+def test_at_a_question_yes_in_words_scored_as_no_is_asked_again_never_taken_as_no() -> None:
+    """MBROLA br4's "isso mesmo" (yes), transcribed right, scored "não" at 0.88: it was taken as "no"."""
+    closed = _scored(WALRUS=-8.0, yes=-2.0, no=-0.1)
+    taken = take_up(Heard("that's right", 0.35, closed=closed, transcript_logprob=-1.0), _asked("WALRUS")).understood
+    assert not isinstance(taken, HeardCommand | HeardGuess)
+
+
+@pytest.mark.parametrize("leading", ["WALRUS", "yes"])
+def test_at_a_question_no_in_words_is_no_whatever_the_scores(leading: str) -> None:
+    """ "Está errado." (espeak-ng pt, transcribed right): the scores weigh the one word "não" and put the
+    card asked about first. "No" changes nothing (the table names its card again), so its words suffice."""
+    closed = _scored(**{leading: -0.5, "no": -3.0})
+    taken = take_up(Heard("Wrong.", 0.49, closed=closed, transcript_logprob=-1.0), _asked("WALRUS")).understood
+    assert isinstance(taken, HeardCommand) and taken.command is Command.NO

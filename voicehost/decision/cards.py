@@ -61,6 +61,8 @@ def card_verdict(heard: Heard, reading: Reading, model: Calibration) -> Understa
         if found.top not in vocabulary(moment.lang).scored_words.values():
             return NotUnderstood(heard.text, Action.REPROMPT, 0.0)  # another card than asked about: no answer
         return _command(heard, reading, found, model)
+    if found.worded is not None:
+        return _answer_over_card(heard, found, moment.offers)
     guess = model.guess_model(moment.lang)  # the language's own model where one was fitted
     probability = guess.probability(found.features)
     offered = tuple(
@@ -137,7 +139,7 @@ def evidence(heard: Heard, reading: Reading, model: Calibration) -> Evidence | N
     assert heard.closed is not None
     logprob = dict(zip(heard.closed.phrases, heard.closed.logprobs, strict=True))[top]
     features = GuessFeatures.of(heard, reading.named, top, logits, shares, logprob, moment.lang)
-    return Evidence(top, shares, features)
+    return Evidence(top, shares, features, worded)
 
 
 def _logits(heard: Heard, cards: Sequence[str], moment: Moment, model: Calibration) -> dict[str, float] | None:
@@ -173,6 +175,18 @@ def _restricted(closed: ClosedSet | None, cards: Sequence[str], lang: Lang, answ
     )
 
 
+def _answer_over_card(heard: Heard, found: Evidence, offers: tuple[str, ...] | None) -> Understanding:
+    """The words say "yes" or "no" (`answer_in_words`: "correct", heard unsure) while the scores put a card
+    asked about first. Saying the one card asked about back is saying yes, so "yes" and that card agree:
+    yes. "Yes" between two cards offered leaves the question open. "No" is taken from its words ("Está
+    errado.": the scores weigh the one word "não"): it changes nothing, the table names its card again."""
+    if found.worded is Command.NO:
+        return HeardCommand(heard.text, Action.ACCEPT, found.shares[found.top], Command.NO)
+    if found.worded is Command.YES and offers == (found.top,):
+        return HeardCommand(heard.text, Action.ACCEPT, found.shares[found.top], Command.YES)
+    return NotUnderstood(heard.text, Action.REPROMPT, 0.0)
+
+
 def _command(heard: Heard, reading: Reading, found: Evidence, model: Calibration) -> Understanding:
     """ "yes", "no" or "pass" scored above every card.
 
@@ -188,6 +202,10 @@ def _command(heard: Heard, reading: Reading, found: Evidence, model: Calibration
     answer = answering and command in (Command.YES, Command.NO)
     if answer and found.worded is command:
         return HeardCommand(heard.text, Action.ACCEPT, share, command)
+    if answer and found.worded is Command.NO:  # "no" in words, "yes" in the scores: "no" changes nothing
+        return HeardCommand(heard.text, Action.ACCEPT, share, Command.NO)
+    if answer and found.worded is not None:  # "isso mesmo" scored as "não": the words and the scores disagree
+        return NotUnderstood(heard.text, Action.REPROMPT, share)
     short = len(heard.text.split()) <= MAX_NAME_WORDS  # an answer is a word or two, not a sentence of talk
     if answer and share >= model.answer_share and short:
         return HeardCommand(word, Action.ACCEPT, share, command)
