@@ -489,7 +489,8 @@ def main(argv: list[str] | None = None) -> int:
     for line in moves.summaries:
         print(f"[calibrate] {line}", file=sys.stderr)
     if options.moves_only:
-        return _write_moves(calibration(), moves, options.write)
+        command = " ".join(["python -m bench.calibrate", *(argv if argv is not None else sys.argv[1:])])
+        return _write_moves(calibration(), moves, options.write, command)
     heard = guesses_heard(recognizer, utterances, conditions, extra, options.cache)
     if options.no_examples:  # the second signal left out: weighed nothing, its features neutral
         heard = [(utterance, condition, replace(said, examples=None)) for utterance, condition, said in heard]
@@ -540,6 +541,7 @@ def main(argv: list[str] | None = None) -> int:
         number_sure=moves.number_sure,
         ending_gap=moves.ending_gap,
         ending_sorry=moves.ending_sorry,
+        read_only_share=moves.read_only_share,
         name_gain=round(name_gain, 3),
         name_ask=round(name_ask, 3),
         name_slip=round(name_slip, 3),
@@ -572,9 +574,9 @@ def _write_names(
     return _publish(refitted, options.write)
 
 
-def _write_moves(shipped: Calibration, moves: MovePoints, write: bool) -> int:
-    """The shipped calibration with the moves' points refitted (`--moves-only`)."""
-    fitted = {**shipped.fitted, "moves": list(moves.summaries)}
+def _write_moves(shipped: Calibration, moves: MovePoints, write: bool, command: str) -> int:
+    """The shipped calibration with the moves' points refitted (`--moves-only`), and the command that did it."""
+    fitted = {**shipped.fitted, "moves": list(moves.summaries), "moves_command": command}
     refitted = replace(
         shipped,
         number_sure=moves.number_sure,
@@ -582,6 +584,7 @@ def _write_moves(shipped: Calibration, moves: MovePoints, write: bool) -> int:
         answer_share=moves.answer_share,
         ending_gap=moves.ending_gap,
         ending_sorry=moves.ending_sorry,
+        read_only_share=moves.read_only_share,
         fitted=fitted,
     )
     return _publish(refitted, write)

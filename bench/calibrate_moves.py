@@ -21,13 +21,14 @@ from typing import Any, Final, TypeVar
 
 from bench.corpus import Condition, Utterance, answer_corpus, audio_of, boards, ending_corpus, voices_of
 from voicehost.decision import Calibration, calibration, decide
-from voicehost.decision.cards import answer_in_words
+from voicehost.decision.cards import answer_in_words, scored_extras
 from voicehost.decision.clues import clue_share
 from voicehost.decision.decide import lead_share
 from voicehost.decision.endings import ending_gap, ending_verdict
 from voicehost.understanding import Action, Command, HeardClue, HeardCommand, vocabulary
 from voicehost.understanding.moment import Awaited, Moment, moment_for
 from voicehost.understanding.reading import Reading
+from voicehost.understanding.results import READ_ONLY
 from voicehost.understanding.vocabulary import ENDINGS
 
 T = TypeVar("T")
@@ -35,6 +36,9 @@ Measured = Callable[[str, Sequence[tuple[Utterance, Condition]], Callable[[Utter
 
 WRONG_RATE: Final = 0.005
 """At most one move in 200 acted on at once is not the move meant (as for the cards)."""
+READ_ONLY_WRONG_RATE: Final = 0.02
+"""A read-only command changes nothing ("score" read out when nobody asked costs the table a sentence):
+at most one in fifty taken from the scores alone is not the one said."""
 FLOOR: Final = 0.5
 """No point below this share: "yes" and "no", "pass" and a card must not be a coin's toss."""
 CARDS_PER_BOARD: Final = 5
@@ -48,14 +52,15 @@ class MoveSample:
     share: float  # the share the operating point is compared with; 0 when the move was not scored first
     plain: bool  # the transcript alone read the same move (unsure): the scores confirm it
     right: bool  # the move taken is the one meant
+    command: str | None = None  # the command taken, for the commands' samples: which point weighs it
 
 
 MIN_SAMPLES: Final = 50
 """Fewer utterances than this scored first say nothing about a point: the point already shipped stays."""
 
 
-def point(samples: Sequence[MoveSample], shipped: float) -> float:
-    """The lowest share whose moves taken at once are wrong at most WRONG_RATE of the time (FLOOR at least);
+def point(samples: Sequence[MoveSample], shipped: T, wrong_rate: float = WRONG_RATE) -> float | T:
+    """The lowest share whose moves taken at once are wrong at most `wrong_rate` of the time (FLOOR at least);
     1.0 when no share keeps them under it; `shipped` when too few utterances were scored first to say.
     Samples of one share go together: a point cannot split them (every number the transcript agrees on
     has the same share)."""
@@ -65,12 +70,14 @@ def point(samples: Sequence[MoveSample], shipped: float) -> float:
     best = 1.0
     for share in shares:
         taken = [s for s in samples if s.share >= share]
-        if sum(not s.right for s in taken) <= WRONG_RATE * len(taken):
+        if sum(not s.right for s in taken) <= wrong_rate * len(taken):
             best = share
     return max(FLOOR, math.floor(best * 1e6) / 1e6)  # rounded down: the share chosen still takes itself
 
 
-def summary(name: str, samples: Sequence[MoveSample], chosen: float) -> str:
+def summary(name: str, samples: Sequence[MoveSample], chosen: float | None) -> str:
+    if chosen is None:
+        return f"{name}: {len(samples)} utterances; too few scored first to choose a point: never"
     meant = [s for s in samples if s.right]
     taken = [s for s in samples if s.share >= chosen]
     return (
@@ -111,7 +118,7 @@ def _guess_moment(utterance: Utterance, asked: bool) -> Moment:
 
 def _lenient(model: Calibration) -> Calibration:
     """The shipped calibration with every scored command taken: what each would be taken at, is measured."""
-    return replace(model, pass_share=0.0, answer_share=0.0)
+    return replace(model, pass_share=0.0, answer_share=0.0, read_only_share=0.0)
 
 
 def _scored_share(heard: Any, moment: Moment, word: str) -> float:
@@ -120,7 +127,8 @@ def _scored_share(heard: Any, moment: Moment, word: str) -> float:
     if heard.closed is None:
         return 0.0
     yes_no = {vocabulary(moment.lang).scored_words[c] for c in (Command.YES, Command.NO)}
-    rivals = {*moment.scored_cards, *yes_no} if moment.answering else set(moment.cards)  # "yes" leads every card
+    # "yes" leads every card; "pass" every card and every read-only command scored beside them
+    rivals = {*moment.scored_cards, *yes_no} if moment.answering else {*moment.cards, *scored_extras(moment.lang)}
     return lead_share(heard.closed, word, rivals)
 
 
@@ -132,9 +140,9 @@ def collect_commands(
     measured: Measured,
     command: Command,
 ) -> list[MoveSample]:
-    """`command` ("pass" while guessing; "yes" and "no" after "CEREJA?") and what must not be taken for it
-    (the other commands, talk, cards said alone) heard as the host hears them: the share the scores give the
-    command when they put it first, and whether it was meant."""
+    """`command` ("pass" and the read-only commands while guessing; "yes" and "no" after "CEREJA?") and
+    what must not be taken for it (the other commands, talk, cards said alone) heard as the host hears them:
+    the share the scores give the command when they put it first, and whether it was meant."""
     answering = command in (Command.YES, Command.NO)
     model = _lenient(calibration())
 
@@ -145,14 +153,18 @@ def collect_commands(
         understood = decide(heard, reading, model)
         if not isinstance(understood, HeardCommand) or understood.command not in _family(command):
             return MoveSample(utterance.uid, condition.name, 0.0, False, False)
-        word = vocabulary(utterance.lang).scored_words[understood.command]
+        taken = understood.command
         # read plainly, or (an answer) the words agree with the scores: no point needed for either
         if answering:
-            plain = answer_in_words(reading, understood.command)
+            plain = answer_in_words(reading, taken)
         else:
-            plain = isinstance(reading.said, HeardCommand) and reading.said.command is understood.command
-        share = _scored_share(heard, moment, word)
-        return MoveSample(utterance.uid, condition.name, share, plain, utterance.command is understood.command)
+            plain = isinstance(reading.said, HeardCommand) and reading.said.command is taken
+        if taken in READ_ONLY:  # the share the decision weighs it by (`decision.cards`), among all scored
+            share = understood.confidence
+        else:
+            share = _scored_share(heard, moment, vocabulary(utterance.lang).scored_words[taken])
+        right = utterance.command is taken
+        return MoveSample(utterance.uid, condition.name, share, plain, right, taken.value)
 
     wanted = ("yes/no",) if answering else ("command",)
     langs = list(dict.fromkeys(u.lang for u in utterances))
@@ -162,11 +174,16 @@ def collect_commands(
         card_index = boards(u.lang)[u.board].cards.index(u.card) if u.card is not None else 0
         kept = u.kind in (*wanted, "talk") or (u.kind == "card" and card_index % (25 // CARDS_PER_BOARD) == 0)
         todo += [(u, c) for c in conditions if kept]
-    return list(measured(f"{command.value}-command", todo, measure, lambda row: MoveSample(**row), cache))
+    kind = "guess-command" if command is Command.PASS else f"{command.value}-command"
+    return list(measured(kind, todo, measure, lambda row: MoveSample(**row), cache))
 
 
 def _family(command: Command) -> tuple[Command, ...]:
-    return (Command.YES, Command.NO) if command in (Command.YES, Command.NO) else (command,)
+    """The commands one collection weighs: "yes" and "no" together; "pass" with the read-only commands
+    scored beside the cards (one hearing of each utterance for both points)."""
+    if command in (Command.YES, Command.NO):
+        return (Command.YES, Command.NO)
+    return (command, *sorted(READ_ONLY, key=lambda c: c.value)) if command is Command.PASS else (command,)
 
 
 @dataclass(frozen=True)
@@ -276,6 +293,7 @@ class MovePoints:
     answer_share: float
     ending_gap: float | None
     ending_sorry: float | None
+    read_only_share: float | None
     summaries: tuple[str, ...]
 
 
@@ -289,7 +307,9 @@ def move_points(
     shipped = calibration()
     number_sure = point(clues, shipped.number_sure)
     # "pass" acts at once when the transcript read it too and the scores agree from this share
-    pass_share = point([s for s in passes if s.plain], shipped.pass_share)
+    pass_share = point([s for s in passes if s.plain and s.command == Command.PASS.value], shipped.pass_share)
+    read_only = [s for s in passes if not s.plain and s.command in {c.value for c in READ_ONLY}]
+    read_only_share = point(read_only, shipped.read_only_share, READ_ONLY_WRONG_RATE)
     answer_share = point([s for s in answers if not s.plain], shipped.answer_share)  # a plain "yes" needs no scores
     endings = collect_endings(recognizer, utterances, conditions, cache, measured)
     gap = gap_point(endings, shipped.ending_gap)
@@ -300,9 +320,15 @@ def move_points(
         answer_share,
         gap,
         sorry,
+        read_only_share,
         (
             summary("clue numbers", clues, number_sure),
-            summary("pass heard unsure, the scores agreeing", [s for s in passes if s.plain], pass_share),
+            summary(
+                "pass heard unsure, the scores agreeing",
+                [s for s in passes if s.plain and s.command == Command.PASS.value],
+                pass_share,
+            ),
+            summary("read-only commands from the scores alone", read_only, read_only_share),
             summary("yes or no from the scores alone", [s for s in answers if not s.plain], answer_share),
             ending_summary(endings, gap),
             sorry_summary(endings, sorry),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bench.calibrate_moves import MIN_SAMPLES, WRONG_RATE, MoveSample, point
+from bench.calibrate_moves import MIN_SAMPLES, READ_ONLY_WRONG_RATE, WRONG_RATE, MoveSample, point
 from bench.corpus import ANSWER_TEMPI, answer_corpus, corpus
 from bench.voices import TestVoice
 from engine.lang import Lang
@@ -38,3 +38,11 @@ def test_answers_said_at_other_speeds_are_other_utterances() -> None:
     assert len(set(uids)) == len(uids)
     assert not set(uids) & {u.uid for u in corpus(Lang.EN, VOICES)}
     assert {u.voice.speed for u in more if u.voice.name == "slt"} == {80, 125}
+
+
+def test_read_only_commands_take_more_risk_than_moves() -> None:
+    """A read-only command changes nothing: one wrong in 60 taken (1.7 %) is within its rate, not a move's."""
+    right = [(0.70 + 0.29 * i / 59, True) for i in range(60)]
+    samples = _samples([*right, (0.60, False)])
+    assert point(samples, None) == 0.7
+    assert point(samples, None, READ_ONLY_WRONG_RATE) == 0.6

@@ -76,6 +76,8 @@ class Calibration:
     # token of the transcript; None: from their words only
     name_slip: float = math.inf  # ...from which it counts as said to the host when the transcript's first word is
     # the name a letter away ("Post sheriff"): the words and the gain agree (between `name_ask` and `name_gain`)
+    read_only_share: float | None = None  # a read-only command heard only by the scores ("Pua no placar.")
+    # is taken from this share; None: never (its words alone count)
     ending_sorry: float | None = None  # once the game is over, a short line "new game" or "quit" explains within
     # this many nats a token is answered "Sorry?" ("Sai na tua jogo."): likely one garbled; None: silence
 
@@ -106,6 +108,7 @@ class Calibration:
             number_sure=float(data.get("clues", {}).get("number_sure", 0.9)),
             ending_gap=_optional_float(data["commands"].get("ending_gap")),
             ending_sorry=_optional_float(data["commands"].get("ending_sorry")),
+            read_only_share=_optional_float(data["commands"].get("read_only_share")),
             by_lang={
                 lang: Logistic.from_dict(model, f"the {lang} guess calibration")
                 for lang, model in data.get("guess_by_lang", {}).items()
@@ -121,6 +124,7 @@ class Calibration:
                 "pass_share": self.pass_share,
                 "ending_gap": self.ending_gap,
                 "ending_sorry": self.ending_sorry,
+                "read_only_share": self.read_only_share,
             },
             "name": {"gain": self.name_gain, "ask": self.name_ask, "slip": self.name_slip},
             **({"place": self.place.to_dict()} if self.place is not None else {}),

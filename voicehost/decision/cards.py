@@ -34,6 +34,7 @@ from voicehost.understanding import (
 from voicehost.understanding.commands import answer_near
 from voicehost.understanding.moment import Moment
 from voicehost.understanding.reading import Reading
+from voicehost.understanding.results import READ_ONLY
 from voicehost.understanding.talk import MAX_NAME_WORDS
 from voicehost.understanding.text import tokenize
 
@@ -58,7 +59,7 @@ def card_verdict(heard: Heard, reading: Reading, model: Calibration) -> Understa
     if found is None:
         return said
     if found.features is None:
-        if found.top not in vocabulary(moment.lang).scored_words.values():
+        if vocabulary(moment.lang).scored_command(found.top) is None:
             return NotUnderstood(heard.text, Action.REPROMPT, 0.0)  # another card than asked about: no answer
         return _command(heard, reading, found, model)
     if found.worded is not None:
@@ -160,12 +161,18 @@ def _shares(heard: Heard, cards: Sequence[str], moment: Moment, model: Calibrati
     return None if logits is None else _softmax(logits)
 
 
+def scored_extras(lang: Lang) -> frozenset[str]:
+    """The phrases scored beside the cards that are no card: "yes", "no", "pass" and the read-only commands."""
+    vocab = vocabulary(lang)
+    return frozenset((*vocab.scored_words.values(), *vocab.scored_commands))
+
+
 def _restricted(closed: ClosedSet | None, cards: Sequence[str], lang: Lang, answering: bool) -> ClosedSet | None:
     """The scores of the phrases that may be meant now (the cards asked about, say); None when the
     scores do not cover them, and the transcript alone is read."""
     if closed is None or not (cards or answering) or any(card not in closed.phrases for card in cards):
         return None  # (a yes-or-no question about no card, "pass?", is scored over "yes" and "no" alone)
-    extras = set(vocabulary(lang).scored_words.values())
+    extras = scored_extras(lang)
     keep = [i for i, phrase in enumerate(closed.phrases) if phrase in cards or phrase in extras]
     return ClosedSet(
         tuple(closed.phrases[i] for i in keep),
@@ -188,17 +195,19 @@ def _answer_over_card(heard: Heard, found: Evidence, offers: tuple[str, ...] | N
 
 
 def _command(heard: Heard, reading: Reading, found: Evidence, model: Calibration) -> Understanding:
-    """ "yes", "no" or "pass" scored above every card.
+    """ "yes", "no", "pass" or a read-only command scored above every card.
 
     An answer whose words are that very answer ("Sim" heard unsure, "sin") is taken: the words and the
     scores agree, so no point is needed (the calibration counts these answers as plain, too)."""
     said, answering = reading.said, reading.moment.answering
     word, share = found.top, found.shares[found.top]
-    command = next(
-        command for command, scored in vocabulary(reading.moment.lang).scored_words.items() if scored == word
-    )
+    command = vocabulary(reading.moment.lang).scored_command(word)
+    assert command is not None
     if isinstance(said, HeardCommand) and said.command is command:
         return HeardCommand(heard.text, Action.ACCEPT, max(share, said.confidence), command)
+    if command in READ_ONLY and model.read_only_share is not None and share >= model.read_only_share:
+        # "Pua no placar." for "qual é o placar": it changes nothing, so it is taken from its own point
+        return HeardCommand(heard.text, Action.ACCEPT, share, command)
     answer = answering and command in (Command.YES, Command.NO)
     if answer and found.worded is command:
         return HeardCommand(heard.text, Action.ACCEPT, share, command)

@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from engine.lang import Lang, fold_text
 from engine.pieces import Side
-from voicehost.understanding.results import Command, Phase
+from voicehost.understanding.results import READ_ONLY, Command, Phase
 from voicehost.understanding.text import Phrases, keys_of, tokenize
 
 _VOCAB_PACKAGE: Final = "voicehost.vocab"
@@ -52,8 +52,14 @@ class Vocabulary:
     commit_phrases: Phrases  # said after a move, it is said to the host ("cereja, resposta final")
     talk_marks: Phrases  # said with a card or a clue, it is table talk, no move ("não é o touro")
     scored_words: Mapping[Command, str]  # a command's one word Whisper scores beside the cards, as written
+    scored_commands: Mapping[str, Command]  # read-only commands' phrases scored beside the cards while guessing
     sides: Mapping[str, Side]  # Duet: a side's spoken names, folded ("be" for "bê")
     side_leads: frozenset[str]  # words said before a side's name ("fui eu, o ...")
+
+    def scored_command(self, phrase: str) -> Command | None:
+        """The command a phrase scored beside the cards stands for ("passo", "qual é o placar"); None for a card."""
+        found = self.scored_commands.get(phrase)
+        return found or next((command for command, word in self.scored_words.items() if word == phrase), None)
 
     @classmethod
     def from_dict(cls, lang: Lang, table: Mapping[str, Any]) -> Vocabulary:
@@ -233,6 +239,7 @@ def _build(lang: Lang, table: Mapping[str, Any]) -> Vocabulary:
         commit_phrases=Phrases(phrases("commit_phrases")),
         talk_marks=Phrases(phrases("talk_marks")),
         scored_words=_scored_words(table, where),
+        scored_commands=_scored_commands(table, where),
         sides=_sides(table, where),
         side_leads=frozenset(fold_text(word) for word in strings(table, "side_leads", where)),
     )
@@ -248,6 +255,21 @@ def _scored_words(table: Mapping[str, Any], where: str) -> dict[Command, str]:
     if missing:
         raise ValueError(f"{where}: [scored_words] has no word for {', '.join(sorted(c.name for c in missing))}")
     return words
+
+
+def _scored_commands(table: Mapping[str, Any], where: str) -> dict[str, Command]:
+    """The phrases the help teaches for the read-only commands, each scored as a transcript beside the
+    cards while guessing ("Pua no placar." is "qual é o placar"); a command that changes the game is
+    never acted on from these scores, so none is listed."""
+    phrases: dict[str, Command] = {}
+    for phrase, name in subtable(table, "scored_commands", where).items():
+        command = Command.__members__.get(name) if isinstance(name, str) else None
+        if command is None or command not in READ_ONLY:
+            raise ValueError(
+                f"{where}: [scored_commands] maps a phrase to a read-only command, not {phrase} = {name!r}"
+            )
+        phrases[phrase] = command
+    return phrases
 
 
 def _sides(table: Mapping[str, Any], where: str) -> dict[str, Side]:

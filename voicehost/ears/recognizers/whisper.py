@@ -561,10 +561,12 @@ def phrases_scored(moment: Moment) -> tuple[str, ...]:
 
 def extra_phrases(lang: Lang, answering: bool) -> tuple[str, ...]:
     """Scored with the cards: after a question "yes" and "no" (a free transcript of a lone "sì" is often
-    "C"), otherwise "pass" (a lone "pass" is often transcribed as something else); from the vocabulary."""
+    "C"), otherwise "pass" (a lone "pass" is often transcribed as something else) and the read-only
+    commands as the help teaches them; from the vocabulary."""
     vocab = vocabulary(lang)
-    wanted = (Command.YES, Command.NO) if answering else (Command.PASS,)
-    return tuple(vocab.scored_words[command] for command in wanted)
+    if answering:
+        return (vocab.scored_words[Command.YES], vocab.scored_words[Command.NO])
+    return (vocab.scored_words[Command.PASS], *vocab.scored_commands)
 
 
 REQUIRED_FILES: Final = ("model.bin", "config.json", "tokenizer.json")
