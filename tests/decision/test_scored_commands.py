@@ -62,3 +62,9 @@ def test_a_command_that_changes_the_game_cannot_be_scored_that_way() -> None:
     table = {**resolved_table("en"), "scored_commands": {"undo": "UNDO"}}
     with pytest.raises(ValueError, match="read-only"):
         Vocabulary.from_dict(Lang.EN, table)
+
+
+def test_talk_that_mentions_the_score_is_no_command_whatever_the_scores() -> None:
+    """A line longer than the phrase by more than a word is talk ("who's winning the score, us or them?")."""
+    said = understood("quem está ganhando no placar, nós ou eles?", scored("qual é o placar", 0.99), point=0.8)
+    assert not isinstance(said, HeardCommand)

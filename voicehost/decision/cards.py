@@ -41,6 +41,9 @@ from voicehost.understanding.text import tokenize
 MAX_CANDIDATES: Final = 3
 ALTERNATIVE_SHARE: Final = 0.1
 """A runner-up below this share of the belief is not worth offering in a question."""
+MAX_EXTRA_WORDS: Final = 1
+"""A read-only command garbled is about as long as its phrase ("Pua no placar." for "qual é o placar"); a
+line longer by more words than this is talk that mentions the clue or the score, whatever the scores."""
 UNCALIBRATED_PLACE_ASK: Final = 0.5
 """Without a place model, a place the scores give at least this share is asked back, never acted on."""
 
@@ -205,7 +208,9 @@ def _command(heard: Heard, reading: Reading, found: Evidence, model: Calibration
     assert command is not None
     if isinstance(said, HeardCommand) and said.command is command:
         return HeardCommand(heard.text, Action.ACCEPT, max(share, said.confidence), command)
-    if command in READ_ONLY and model.read_only_share is not None and share >= model.read_only_share:
+    point = model.read_only_share
+    as_long = len(heard.text.split()) <= len(word.split()) + MAX_EXTRA_WORDS
+    if command in READ_ONLY and point is not None and share >= point and as_long:
         # "Pua no placar." for "qual é o placar": it changes nothing, so it is taken from its own point
         return HeardCommand(heard.text, Action.ACCEPT, share, command)
     answer = answering and command in (Command.YES, Command.NO)
