@@ -87,12 +87,14 @@ class Sample:
 
 def _code_version() -> str:
     """What the samples depend on: the engine, the tree decoder, the decision's code (the features, and
-    what the moves' samples are taken as), how they are measured, and the corpus's audio."""
+    what the moves' samples are taken as), the vocabularies (the phrases scored and read), how they are
+    measured, and the corpus's audio."""
     digest = hashlib.sha256()
     names = [
         "voicehost/ears/recognizers/whisper.py",
         "voicehost/ears/recognizers/whisper_tree.py",
         *sorted(str(path.relative_to(ROOT)) for path in (ROOT / "voicehost" / "decision").glob("*.py")),
+        *sorted(str(path.relative_to(ROOT)) for path in (ROOT / "voicehost" / "vocab").glob("*.toml")),
         "bench/calibrate_moves.py",
         "bench/corpus.py",
         "bench/noise.py",
