@@ -465,7 +465,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--moves-only",
         action="store_true",
-        help="refit only the moves' points (clue numbers, pass, yes or no), keeping the rest as shipped",
+        help=(
+            "refit only the moves' points (clue numbers, pass, yes or no, the read-only commands from the "
+            'scores alone, "Sorry?" once the game is over), keeping the rest as shipped'
+        ),
     )
     parser.add_argument(
         "--names-only", action="store_true", help="refit only the points for the host's name, keep the rest"
