@@ -77,13 +77,14 @@ def take_up(heard: Heard, moment: Moment) -> TakenUp:
         form = replace(form, talk=False)
     if isinstance(understood, HeardCorrection | HeardSide):
         form = replace(form, talk=False)  # "no, fruit": the spymaster correcting the clue; "player A": no talk
-    if (
+    garbled_ending = (
         moment.awaited is Awaited.OVER
         and isinstance(understood, NotUnderstood)
         and ending_near(heard, reading, calibration())
-    ):
+    )
+    if garbled_ending:
         form = replace(form, talk=False)  # "Sai na tua jogo.": "sair do jogo" garbled past taking, by the scores
-    move_shaped = _move_shaped(form, understood, reading, heard)
+    move_shaped = garbled_ending or _move_shaped(form, understood, reading)
     verdict = attend(
         form,
         understood,
@@ -155,15 +156,13 @@ MAX_MOVE_WORDS = 3
 misheard ("lasanha" half heard, "animals, thre", an unknown word): the table hears "Sorry?"."""
 
 
-def _move_shaped(form: Form, understood: Understanding, reading: Reading, heard: Heard) -> bool:
+def _move_shaped(form: Form, understood: Understanding, reading: Reading) -> bool:
     """Whether a line the host did not understand still has the form of a move, so it must not meet silence:
     its words come near a card of the board (covered ones too), or the scores gave a card half the chance
-    they need to ask back, or it is a short line of real words (a card or a clue the host could not read);
-    once the game is over, a short line the scores of "new game" and "quit" put near one (`ending_near`)."""
+    they need to ask back, or it is a short line of real words (a card or a clue the host could not read).
+    (Once the game is over, a line the scores put near "new game" or "quit" is one too: `take_up`.)"""
     if form.talk or not isinstance(understood, NotUnderstood):
         return False
-    if reading.moment.awaited is Awaited.OVER and ending_near(heard, reading, calibration()):
-        return True
     words = content_words(reading.text, reading.moment.lang)
     if not words:
         return False  # "yes" with nothing asked, "hmm": no word of it could name a move
