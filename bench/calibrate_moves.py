@@ -19,7 +19,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-from bench.corpus import Condition, Utterance, answer_corpus, audio_of, boards, ending_corpus, voices_of
+from bench.corpus import (
+    Condition,
+    Utterance,
+    answer_corpus,
+    audio_of,
+    boards,
+    command_corpus,
+    ending_corpus,
+    voices_of,
+)
 from voicehost.decision import Calibration, calibration, decide
 from voicehost.decision.cards import answer_in_words, scored_extras
 from voicehost.decision.clues import clue_share
@@ -118,7 +127,7 @@ def _guess_moment(utterance: Utterance, asked: bool) -> Moment:
 
 def _lenient(model: Calibration) -> Calibration:
     """The shipped calibration with every scored command taken: what each would be taken at, is measured."""
-    return replace(model, pass_share=0.0, answer_share=0.0, read_only_share=0.0)
+    return replace(model, pass_share=0.0, answer_share=0.0, read_only_share=0.0, pass_alone_share=0.0)
 
 
 def _scored_share(heard: Any, moment: Moment, word: str) -> float:
@@ -159,8 +168,9 @@ def collect_commands(
             plain = answer_in_words(reading, taken)
         else:
             plain = isinstance(reading.said, HeardCommand) and reading.said.command is taken
-        if taken in READ_ONLY:  # the share the decision weighs it by (`decision.cards`), among all scored
-            share = understood.confidence
+        if taken in READ_ONLY or (taken is Command.PASS and not plain):
+            # the share the decision weighs it by (`decision.cards`: a command's phrases summed), when it acts
+            share = understood.confidence if understood.action is Action.ACCEPT else 0.0
         else:
             share = _scored_share(heard, moment, vocabulary(utterance.lang).scored_words[taken])
         right = utterance.command is taken
@@ -168,7 +178,8 @@ def collect_commands(
 
     wanted = ("yes/no",) if answering else ("command",)
     langs = list(dict.fromkeys(u.lang for u in utterances))
-    more = [u for lang in langs for u in answer_corpus(lang, voices_of(lang, "tune"))] if answering else []
+    paced = answer_corpus if answering else command_corpus  # the same moves at other speeds: more garbled ones
+    more = [u for lang in langs for u in paced(lang, voices_of(lang, "tune"))]
     todo = []
     for u in (*utterances, *more):
         card_index = boards(u.lang)[u.board].cards.index(u.card) if u.card is not None else 0
@@ -294,6 +305,7 @@ class MovePoints:
     ending_gap: float | None
     ending_sorry: float | None
     read_only_share: float | None
+    pass_alone_share: float | None
     summaries: tuple[str, ...]
 
 
@@ -310,6 +322,8 @@ def move_points(
     pass_share = point([s for s in passes if s.plain and s.command == Command.PASS.value], shipped.pass_share)
     read_only = [s for s in passes if not s.plain and s.command in {c.value for c in READ_ONLY}]
     read_only_share = point(read_only, shipped.read_only_share, READ_ONLY_WRONG_RATE)
+    alone = [s for s in passes if not s.plain and s.command == Command.PASS.value]
+    pass_alone_share = point(alone, shipped.pass_alone_share)
     answer_share = point([s for s in answers if not s.plain], shipped.answer_share)  # a plain "yes" needs no scores
     endings = collect_endings(recognizer, utterances, conditions, cache, measured)
     gap = gap_point(endings, shipped.ending_gap)
@@ -321,6 +335,7 @@ def move_points(
         gap,
         sorry,
         read_only_share,
+        pass_alone_share,
         (
             summary("clue numbers", clues, number_sure),
             summary(
@@ -329,6 +344,7 @@ def move_points(
                 pass_share,
             ),
             summary("read-only commands from the scores alone", read_only, read_only_share),
+            summary("pass from the scores alone", alone, pass_alone_share),
             summary("yes or no from the scores alone", [s for s in answers if not s.plain], answer_share),
             ending_summary(endings, gap),
             sorry_summary(endings, sorry),

@@ -233,16 +233,40 @@ ANSWER_TEMPI: Final = (0.8, 1.25)
 def answer_corpus(lang: Lang, voices: Sequence[TestVoice]) -> list[Utterance]:
     """ "Yes" and "no" as `voices` say them slower and faster (kind "yes/no", each speed a voice of its own
     id, "rhvoice:slt@80"); kept out of `corpus`, whose kinds the recognition bench reports."""
-    said = []
+    return _paced(lang, voices, "yes/no", MORE_ANSWERS[lang])
+
+
+MORE_COMMANDS: Final[dict[Lang, tuple[tuple[Command, str], ...]]] = {
+    Lang.PT_BR: ((Command.PASS, "passo"), (Command.PASS, "a gente passa"), (Command.REPEAT, "repete"),
+                 (Command.SCORE, "placar"), (Command.READ_BOARD, "lê o tabuleiro")),
+    Lang.PT_PT: ((Command.PASS, "passo"), (Command.PASS, "passamos"), (Command.REPEAT, "repete"),
+                 (Command.SCORE, "pontuação"), (Command.READ_BOARD, "lê o tabuleiro")),
+    Lang.IT: ((Command.PASS, "passo"), (Command.PASS, "passiamo"), (Command.REPEAT, "ripeti"),
+              (Command.SCORE, "punteggio"), (Command.READ_BOARD, "leggi il tabellone")),
+    Lang.EN: ((Command.PASS, "pass"), (Command.PASS, "we pass"), (Command.REPEAT, "repeat"),
+              (Command.SCORE, "score"), (Command.READ_BOARD, "read the board")),
+}  # fmt: skip
+"""The commands a turn hears most, said again at other speeds for the commands' operating points
+(`command_corpus`): "pass" heard only by the scores ("Tâso", "bus") is too rare in the corpus's two passes a
+voice to choose a point for acting on it at once."""
+
+
+def command_corpus(lang: Lang, voices: Sequence[TestVoice]) -> list[Utterance]:
+    """The commands of MORE_COMMANDS as `voices` say them slower and faster (kind "command", each speed a
+    voice of its own id), as `answer_corpus` does for the answers."""
+    return _paced(lang, voices, "command", MORE_COMMANDS[lang])
+
+
+def _paced(lang: Lang, voices: Sequence[TestVoice], kind: str, said: Sequence[tuple[Command, str]]) -> list[Utterance]:
+    """Each of `said` by each voice at every ANSWER_TEMPI speed."""
+    found = []
     for voice in voices:
         own = voice.speed or (100 if voice.engine in ("rhvoice", "pico") else ESPEAK_WPM)
         for tempo in ANSWER_TEMPI:
             speed = round(own * tempo)
             paced = replace(voice, id=f"{voice.id}@{speed}", speed=speed)
-            said += [
-                Utterance(lang, paced, "yes/no", text, "test", command=command) for command, text in MORE_ANSWERS[lang]
-            ]
-    return said
+            found += [Utterance(lang, paced, kind, text, "test", command=command) for command, text in said]
+    return found
 
 
 def _few(batch: Sequence[Utterance]) -> list[Utterance]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bench.calibrate_moves import MIN_SAMPLES, READ_ONLY_WRONG_RATE, WRONG_RATE, MoveSample, point
-from bench.corpus import ANSWER_TEMPI, answer_corpus, corpus
+from bench.corpus import ANSWER_TEMPI, answer_corpus, command_corpus, corpus
 from bench.voices import TestVoice
 from engine.lang import Lang
 from voicehost.understanding import Command
@@ -46,3 +46,14 @@ def test_read_only_commands_take_more_risk_than_moves() -> None:
     samples = _samples([*right, (0.60, False)])
     assert point(samples, None) == 0.7
     assert point(samples, None, READ_ONLY_WRONG_RATE) == 0.6
+
+
+def test_commands_said_at_other_speeds_give_pass_garbled_more_often() -> None:
+    """Each language says "pass" two ways and every read-only command its help teaches, at each speed."""
+    for lang in Lang:
+        more = command_corpus(lang, VOICES)
+        assert len(more) == len(VOICES) * len(ANSWER_TEMPI) * 5
+        assert sum(u.command is Command.PASS for u in more) == len(VOICES) * len(ANSWER_TEMPI) * 2
+        assert {u.command for u in more} == {Command.PASS, Command.REPEAT, Command.SCORE, Command.READ_BOARD}
+        assert all(u.kind == "command" for u in more)
+        assert len({u.uid for u in more}) == len(more)

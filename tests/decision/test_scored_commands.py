@@ -68,3 +68,45 @@ def test_talk_that_mentions_the_score_is_no_command_whatever_the_scores() -> Non
     """A line longer than the phrase by more than a word is talk ("who's winning the score, us or them?")."""
     said = understood("quem está ganhando no placar, nós ou eles?", scored("qual é o placar", 0.99), point=0.8)
     assert not isinstance(said, HeardCommand)
+
+
+def split(shares: dict[str, float]) -> ClosedSet:
+    """Every card and scored phrase, `shares` given, the rest sharing what is left."""
+    phrases = (*CARDS, *extra_phrases(Lang.PT_BR, answering=False))
+    rest = (1 - sum(shares.values())) / (len(phrases) - len(shares))
+    logits = tuple(math.log(shares.get(p, rest)) for p in phrases)
+    return ClosedSet(phrases, logits, logits, tuple(0.0 for _ in phrases))
+
+
+def test_a_commands_phrases_are_one_move_and_their_shares_add_up() -> None:
+    """ "Pua no placar." split between "qual é o placar" and "placar": each under the point, together over it."""
+    said = understood("Pua no placar.", split({"qual é o placar": 0.5, "placar": 0.4}), point=0.8)
+    assert isinstance(said, HeardCommand) and (said.command, said.action) == (Command.SCORE, Action.ACCEPT)
+    assert said.confidence == pytest.approx(0.9)
+
+
+def test_a_command_split_over_its_phrases_can_lead_a_card_that_leads_each_phrase() -> None:
+    said = understood("Pua no placar.", split({"SOLDADO": 0.4, "qual é o placar": 0.3, "placar": 0.28}), point=0.5)
+    assert isinstance(said, HeardCommand) and said.command is Command.SCORE
+
+
+def passed(text: str, share: float, alone: float | None) -> object:
+    model = replace(calibration(), pass_share=0.5, pass_alone_share=alone)
+    heard = Heard(text, 0.35, closed=scored("passo", share), transcript_logprob=-1.0)
+    return decide(heard, Reading(text, GUESSING, heard.confidence), model)
+
+
+def test_pass_heard_only_by_the_scores_acts_from_its_own_point() -> None:
+    said = passed("Tâso.", 0.97, alone=0.95)
+    assert isinstance(said, HeardCommand) and (said.command, said.action) == (Command.PASS, Action.ACCEPT)
+
+
+@pytest.mark.parametrize("alone", [0.99, None])
+def test_under_that_point_or_without_one_pass_is_asked_back(alone: float | None) -> None:
+    said = passed("Tâso.", 0.97, alone=alone)
+    assert isinstance(said, HeardCommand) and (said.command, said.action) == (Command.PASS, Action.CONFIRM)
+
+
+def test_a_sentence_scored_as_pass_is_never_acted_on_at_once() -> None:
+    said = passed("a gente já tá cansado disso", 0.99, alone=0.9)
+    assert not (isinstance(said, HeardCommand) and said.action is Action.ACCEPT)

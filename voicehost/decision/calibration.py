@@ -80,6 +80,8 @@ class Calibration:
     # is taken from this share; None: never (its words alone count)
     ending_sorry: float | None = None  # once the game is over, a short line "new game" or "quit" explains within
     # this many nats a token is answered "Sorry?" ("Sai na tua jogo."): likely one garbled; None: silence
+    pass_alone_share: float | None = None  # "pass" heard only by the scores ("Tâso") is acted on at once from
+    # this share (undo takes it back); None: only asked back (from `pass_share`)
 
     def guess_model(self, lang: Lang) -> Logistic:
         """The model that weighs a card named by its name in `lang`: the language's own where the tuning data
@@ -109,6 +111,7 @@ class Calibration:
             ending_gap=_optional_float(data["commands"].get("ending_gap")),
             ending_sorry=_optional_float(data["commands"].get("ending_sorry")),
             read_only_share=_optional_float(data["commands"].get("read_only_share")),
+            pass_alone_share=_optional_float(data["commands"].get("pass_alone_share")),
             by_lang={
                 lang: Logistic.from_dict(model, f"the {lang} guess calibration")
                 for lang, model in data.get("guess_by_lang", {}).items()
@@ -125,6 +128,7 @@ class Calibration:
                 "ending_gap": self.ending_gap,
                 "ending_sorry": self.ending_sorry,
                 "read_only_share": self.read_only_share,
+                "pass_alone_share": self.pass_alone_share,
             },
             "name": {"gain": self.name_gain, "ask": self.name_ask, "slip": self.name_slip},
             **({"place": self.place.to_dict()} if self.place is not None else {}),

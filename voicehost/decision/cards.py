@@ -130,14 +130,14 @@ def evidence(heard: Heard, reading: Reading, model: Calibration) -> Evidence | N
     if moment.answering and not (plain_answer or worded):  # an answer in words is weighed against the offers
         wide = _shares(heard, moment.scored_cards, moment, model)
         if wide is not None:
-            top = max(wide, key=lambda phrase: wide[phrase])
+            top = _lead(wide, moment.lang)
             if top not in cards:
                 return Evidence(top, wide, None, worded)
     logits = _logits(heard, cards, moment, model)
     if logits is None:
         return None
     shares = _softmax(logits)
-    top = max(shares, key=lambda phrase: shares[phrase])
+    top = _lead(shares, moment.lang)
     if top not in cards:
         return Evidence(top, shares, None, worded)
     assert heard.closed is not None
@@ -162,6 +162,20 @@ def _logits(heard: Heard, cards: Sequence[str], moment: Moment, model: Calibrati
 def _shares(heard: Heard, cards: Sequence[str], moment: Moment, model: Calibration) -> dict[str, float] | None:
     logits = _logits(heard, cards, moment, model)
     return None if logits is None else _softmax(logits)
+
+
+def move_share(shares: Mapping[str, float], phrase: str, lang: Lang) -> float:
+    """The share of the move `phrase` says: a card's own; a command's, every phrase of it summed ("placar"
+    and "qual é o placar" are one move, as a place's ways are one card)."""
+    command = vocabulary(lang).scored_command(phrase)
+    if command is None:
+        return shares[phrase]
+    return sum(share for other, share in shares.items() if vocabulary(lang).scored_command(other) is command)
+
+
+def _lead(shares: Mapping[str, float], lang: Lang) -> str:
+    """The phrase of the move the scores put first (a command by its phrases summed, `move_share`)."""
+    return max(shares, key=lambda phrase: (move_share(shares, phrase, lang), shares[phrase]))
 
 
 def scored_extras(lang: Lang) -> frozenset[str]:
@@ -203,7 +217,7 @@ def _command(heard: Heard, reading: Reading, found: Evidence, model: Calibration
     An answer whose words are that very answer ("Sim" heard unsure, "sin") is taken: the words and the
     scores agree, so no point is needed (the calibration counts these answers as plain, too)."""
     said, answering = reading.said, reading.moment.answering
-    word, share = found.top, found.shares[found.top]
+    word, share = found.top, move_share(found.shares, found.top, reading.moment.lang)
     command = vocabulary(reading.moment.lang).scored_command(word)
     assert command is not None
     if isinstance(said, HeardCommand) and said.command is command:
@@ -222,6 +236,10 @@ def _command(heard: Heard, reading: Reading, found: Evidence, model: Calibration
         return NotUnderstood(heard.text, Action.REPROMPT, share)
     short = len(heard.text.split()) <= MAX_NAME_WORDS  # an answer is a word or two, not a sentence of talk
     if answer and share >= model.answer_share and short:
+        return HeardCommand(word, Action.ACCEPT, share, command)
+    alone = model.pass_alone_share
+    if command is Command.PASS and alone is not None and share >= alone and short:
+        # "Tâso" for "passo": acted on from its own point, chosen so that "repete" scored as "passo" stays out
         return HeardCommand(word, Action.ACCEPT, share, command)
     if command is Command.PASS and share >= model.pass_share:
         # "pass" on the scores alone would end a turn nobody ended ("repete" scores as "passo"): ask first
