@@ -30,7 +30,7 @@ from bench.corpus import (
     voices_of,
 )
 from voicehost.decision import Calibration, calibration, decide
-from voicehost.decision.cards import answer_in_words, scored_extras
+from voicehost.decision.cards import answer_in_words
 from voicehost.decision.clues import clue_share
 from voicehost.decision.decide import lead_share
 from voicehost.decision.endings import ending_gap, ending_verdict
@@ -137,7 +137,11 @@ def _scored_share(heard: Any, moment: Moment, word: str) -> float:
         return 0.0
     yes_no = {vocabulary(moment.lang).scored_words[c] for c in (Command.YES, Command.NO)}
     # "yes" leads every card; "pass" every card and every read-only command scored beside them
-    rivals = {*moment.scored_cards, *yes_no} if moment.answering else {*moment.cards, *scored_extras(moment.lang)}
+    rivals = (
+        {*moment.scored_cards, *yes_no}
+        if moment.answering
+        else {*moment.cards, *vocabulary(moment.lang).scored_phrases}
+    )
     return lead_share(heard.closed, word, rivals)
 
 

@@ -167,10 +167,11 @@ def _shares(heard: Heard, cards: Sequence[str], moment: Moment, model: Calibrati
 def move_share(shares: Mapping[str, float], phrase: str, lang: Lang) -> float:
     """The share of the move `phrase` says: a card's own; a command's, every phrase of it summed ("placar"
     and "qual é o placar" are one move, as a place's ways are one card)."""
-    command = vocabulary(lang).scored_command(phrase)
+    vocab = vocabulary(lang)
+    command = vocab.scored_command(phrase)
     if command is None:
         return shares[phrase]
-    return sum(share for other, share in shares.items() if vocabulary(lang).scored_command(other) is command)
+    return sum(share for other, share in shares.items() if vocab.scored_command(other) is command)
 
 
 def _lead(shares: Mapping[str, float], lang: Lang) -> str:
@@ -178,18 +179,12 @@ def _lead(shares: Mapping[str, float], lang: Lang) -> str:
     return max(shares, key=lambda phrase: (move_share(shares, phrase, lang), shares[phrase]))
 
 
-def scored_extras(lang: Lang) -> frozenset[str]:
-    """The phrases scored beside the cards that are no card: "yes", "no", "pass" and the read-only commands."""
-    vocab = vocabulary(lang)
-    return frozenset((*vocab.scored_words.values(), *vocab.scored_commands))
-
-
 def _restricted(closed: ClosedSet | None, cards: Sequence[str], lang: Lang, answering: bool) -> ClosedSet | None:
     """The scores of the phrases that may be meant now (the cards asked about, say); None when the
     scores do not cover them, and the transcript alone is read."""
     if closed is None or not (cards or answering) or any(card not in closed.phrases for card in cards):
         return None  # (a yes-or-no question about no card, "pass?", is scored over "yes" and "no" alone)
-    extras = scored_extras(lang)
+    extras = vocabulary(lang).scored_phrases
     keep = [i for i, phrase in enumerate(closed.phrases) if phrase in cards or phrase in extras]
     return ClosedSet(
         tuple(closed.phrases[i] for i in keep),

@@ -15,7 +15,7 @@ from collections.abc import Collection
 from dataclasses import replace
 
 from voicehost.decision.calibration import Calibration, calibration
-from voicehost.decision.cards import card_verdict, scored_extras
+from voicehost.decision.cards import card_verdict
 from voicehost.decision.clues import clue_verdict
 from voicehost.decision.endings import ending_verdict
 from voicehost.decision.stops import is_stop
@@ -49,7 +49,7 @@ def confirmed_by_scores(heard: Heard, said: Understanding, moment: Moment, model
     word = vocabulary(moment.lang).scored_words.get(said.command)
     if word is None:
         return said
-    share = lead_share(heard.closed, word, (*moment.cards, *scored_extras(moment.lang)))
+    share = lead_share(heard.closed, word, (*moment.cards, *vocabulary(moment.lang).scored_phrases))
     return replace(said, action=Action.ACCEPT) if share > 0 and share >= model.pass_share else said
 
 

@@ -56,6 +56,11 @@ class Vocabulary:
     sides: Mapping[str, Side]  # Duet: a side's spoken names, folded ("be" for "bê")
     side_leads: frozenset[str]  # words said before a side's name ("fui eu, o ...")
 
+    @property
+    def scored_phrases(self) -> frozenset[str]:
+        """The phrases scored beside the cards that are no card: "yes", "no", "pass" and the read-only commands."""
+        return frozenset((*self.scored_words.values(), *self.scored_commands))
+
     def scored_command(self, phrase: str) -> Command | None:
         """The command a phrase scored beside the cards stands for ("passo", "qual é o placar"); None for a card."""
         found = self.scored_commands.get(phrase)
