@@ -64,7 +64,8 @@ class Calibration:
     act: float
     ask: float
     answer_share: float  # "yes" or "no" after a question, taken from the scores from this share
-    pass_share: float  # "pass" heard only by the scores is asked back from this share ("pass?")
+    pass_share: float  # "pass" read unsure is acted on when the scores agree from this share; heard only by the
+    # scores, it is asked back from it ("pass?": on the tuning voices, most passes asked from it were meant)
     name_gain: float  # the ears' `name_gain` from which an utterance counts as said to the host, name unheard
     name_ask: float  # ...from which it is asked back as if said to the host, hedged (below `name_gain`)
     fitted: Mapping[str, Any]  # what it was fitted on, for the record
