@@ -16,7 +16,7 @@ from voicehost.decision.calibration import Calibration, use
 from voicehost.decision.cards import Evidence
 from voicehost.decision.features import MAX_EXAMPLE_LEAD, QUIET_DB, with_examples
 from voicehost.ears.heard import ByExample, ClosedSet, Heard
-from voicehost.understanding import Action, Command, HeardClue, HeardCommand, Understanding
+from voicehost.understanding import Action, Command, HeardClue, HeardCommand, HeardGuess, Understanding
 from voicehost.understanding.moment import Awaited, Moment
 from voicehost.understanding.reading import Reading
 
@@ -132,3 +132,38 @@ def test_pass_written_with_a_number_while_guessing_is_a_pass_not_a_clue() -> Non
     assert isinstance(typed, HeardCommand) and typed.command is Command.PASS and typed.action is Action.CONFIRM
     clue = decide(Heard("fruta 2"), Reading("fruta 2", guessing, None))
     assert isinstance(clue, HeardClue)
+
+
+def test_a_clue_shaped_line_while_guessing_is_weighed_by_the_cards_scores() -> None:
+    """ "Cata-sete." for "capacete": no clue can be given now, so a card the scores put far ahead is the
+    move (asked back or acted on as the calibration says), and a line they do not point anywhere stays no move."""
+    guessing = Moment(Lang.PT_BR, Awaited.GUESS, visible=CARDS)
+    sure = Heard(
+        "Cata-sete.", 0.2, transcript_logprob=-1.5, closed=closed({"CHERRY": 0.0, "WALRUS": -9.0, "ROBIN": -9.5})
+    )
+    taken = decide(sure, Reading(sure.text, guessing, sure.confidence))
+    assert isinstance(taken, HeardGuess) and taken.card == "CHERRY"
+    unsure = Heard(
+        "Cata-sete.", 0.2, transcript_logprob=-1.5, closed=closed({"CHERRY": 0.0, "WALRUS": 0.0, "ROBIN": 0.0})
+    )
+    assert not isinstance(decide(unsure, Reading(unsure.text, guessing, unsure.confidence)), HeardClue | HeardGuess)
+
+
+def test_the_same_card_near_again_right_after_a_sorry_is_asked_back() -> None:
+    """ "sattera" for ZATTERA, each time under the ask point alone: answered "Sorry?" with the card it came
+    nearest to; said again right after, the two hearings agree and the card is asked back, never acted on."""
+    from voicehost.decision.calibration import Logistic
+    from voicehost.decision.cards import UNCLEAR_SHARE
+    from voicehost.understanding import NotUnderstood
+
+    unsure = Logistic(-0.2, (0.0,) * len(FEATURES), act=0.9, ask=0.7)  # every card at 0.45: under 0.7, over 0.35
+    assert UNCLEAR_SHARE * unsure.ask <= 0.45 < unsure.ask
+    model = replace(calibration(), by_lang={"en": unsure})
+    said = heard({"CHERRY": -0.5, "WALRUS": -9.0, "ROBIN": -9.0}, None)
+    first = decide(said, reading(said), model)
+    assert isinstance(first, NotUnderstood) and first.nearest == "CHERRY"
+    again = Moment(Lang.EN, Awaited.GUESS, visible=CARDS, unclear="CHERRY")
+    second = decide(said, Reading(said.text, again, said.confidence), model)
+    assert isinstance(second, HeardGuess) and (second.card, second.action) == ("CHERRY", Action.CONFIRM)
+    other = Moment(Lang.EN, Awaited.GUESS, visible=CARDS, unclear="WALRUS")
+    assert isinstance(decide(said, Reading(said.text, other, said.confidence), model), NotUnderstood)

@@ -490,3 +490,36 @@ def test_a_quit_after_the_game_ends_says_goodbye_at_once_and_mid_game_asks_first
     unsaved.hear(first_of(game, "assassin").lower())
     unsaved.hear(quit_word)
     assert unsaved.question is not None and not unsaved.finished  # the game is not on disk: asked, and why
+
+
+def test_a_card_near_twice_in_a_row_is_asked_back_after_the_sorry() -> None:
+    """A card the scores come near but not near enough is answered "Sorry?"; the player says it again and it
+    comes near the same card: asked back ("CHERRY?"), so a move is not lost to four "Sorry?" in a row. A line
+    in between clears it."""
+    from voicehost.decision import FEATURES, calibration
+    from voicehost.decision.calibration import Logistic, use
+
+    unsure = Logistic(-0.2, (0.0,) * len(FEATURES), act=0.9, ask=0.7)  # every card at 0.45
+    host, said, game = table("classic-en")
+    host.hear("music, two")
+    cards = tuple(game.visible_cards())
+    logits = (0.0, *(-12.0 for _ in cards[1:]))
+
+    def garbled() -> Heard:
+        closed = ClosedSet(cards, logits, logits, (1.0, *(0.0 for _ in cards[1:])))
+        return Heard("zzyzx", 0.2, closed=closed, transcript_logprob=-2.0)
+
+    use(replace(calibration(), by_lang={"en": unsure}))
+    try:
+        host.hear(garbled())
+        assert said.lines[-1] == SORRY["en"] and host.question is None
+        host.hear(garbled())
+        assert host.pending_candidates == [cards[0]]
+        host.hear("no")
+        host.hear(garbled())
+        assert said.lines[-1] == SORRY["en"]
+        host.hear("we should think about this one for a while")  # talk in between
+        host.hear(garbled())
+        assert said.lines[-1] == SORRY["en"] and host.question is None
+    finally:
+        use(None)

@@ -44,6 +44,10 @@ ALTERNATIVE_SHARE: Final = 0.1
 MAX_EXTRA_WORDS: Final = 1
 """A read-only command garbled is about as long as its phrase ("Pua no placar." for "qual é o placar"); a
 line longer by more words than this is talk that mentions the clue or the score, whatever the scores."""
+UNCLEAR_SHARE: Final = 0.5
+"""A card whose probability reaches this fraction of the ask point is near enough to answer "Sorry?" rather
+than silence (`referee.take_up`); the same card that near again, said right after, is asked back: two
+hearings in a row agree ("sattera" four times for ZATTERA, each under the ask point alone)."""
 UNCALIBRATED_PLACE_ASK: Final = 0.5
 """Without a place model, a place the scores give at least this share is asked back, never acted on."""
 
@@ -54,7 +58,7 @@ def card_verdict(heard: Heard, reading: Reading, model: Calibration) -> Understa
     moment, said = reading.moment, reading.said
     placed = placed_move(heard, said, moment.grid, moment.lang, moment.visible) if moment.grid is not None else None
     if placed is not None:
-        return _by_place(heard, placed, model)
+        return _by_place(heard, placed, model, again=moment.unclear == placed.card)
     if isinstance(said, OffGrid) or (isinstance(said, HeardGuess) and said.place):
         return said
     cards = moment.cards
@@ -74,22 +78,32 @@ def card_verdict(heard: Heard, reading: Reading, model: Calibration) -> Understa
         for card in sorted((c for c in found.shares if c in cards), key=lambda c: -found.shares[c])
         if found.shares[card] >= ALTERNATIVE_SHARE or card == found.top
     )[:MAX_CANDIDATES]
-    return _verdict(heard, probability, guess.act, guess.ask, found.top, offered)
+    again = moment.unclear == found.top
+    return _verdict(heard, probability, guess.act, guess.ask, found.top, offered, again=again)
 
 
 def _verdict(
-    heard: Heard, probability: float, act: float, ask: float, card: str, offered: tuple[Candidate, ...], place: str = ""
+    heard: Heard,
+    probability: float,
+    act: float,
+    ask: float,
+    card: str,
+    offered: tuple[Candidate, ...],
+    place: str = "",
+    *,
+    again: bool = False,
 ) -> Understanding:
-    """The card acted on at once from `act`, asked back about from `ask`, otherwise asked again: one
+    """The card acted on at once from `act`, asked back about from `ask` (or from UNCLEAR_SHARE of it when
+    the line before, answered "Sorry?", came near the same card: `again`), otherwise asked again: one
     ladder for a card named by its name and by its place."""
     if probability >= act:
         return HeardGuess(heard.text, Action.ACCEPT, probability, card, offered, place)
-    if probability >= ask:
+    if probability >= ask or (again and probability >= UNCLEAR_SHARE * ask):
         return HeardGuess(heard.text, Action.CONFIRM, probability, card, offered, place)
-    return NotUnderstood(heard.text, Action.REPROMPT, probability)
+    return NotUnderstood(heard.text, Action.REPROMPT, probability, nearest=card)
 
 
-def _by_place(heard: Heard, placed: PlaceEvidence, model: Calibration) -> Understanding:
+def _by_place(heard: Heard, placed: PlaceEvidence, model: Calibration, *, again: bool = False) -> Understanding:
     """A card named by its place, from the scores: acted on, asked back with its place ("C2, CEREJA?"),
     or asked again, by the place model (without one, never acted on from the scores alone)."""
     place_model = model.place
@@ -98,7 +112,7 @@ def _by_place(heard: Heard, placed: PlaceEvidence, model: Calibration) -> Unders
     else:
         probability, act, ask = placed.features.share, math.inf, UNCALIBRATED_PLACE_ASK
     candidates = (Candidate(placed.card, round(100 * placed.features.share, 1)),)
-    return _verdict(heard, probability, act, ask, placed.card, candidates, placed.label)
+    return _verdict(heard, probability, act, ask, placed.card, candidates, placed.label, again=again)
 
 
 @dataclass(frozen=True)

@@ -93,7 +93,10 @@ def decide(heard: Heard, reading: Reading, model: Calibration | None = None) -> 
     if heard.closed is None and heard.places is None:
         return said
     model = model or calibration()
-    plain = said.intent in (Intent.COMMAND, Intent.CLUE) and said.action is not Action.REPROMPT
+    # no clue can be given while the operatives guess: a clue-shaped line then ("Cata-sete." for "capacete") is
+    # weighed as a guess is, by the cards' scores
+    clue_now = said.intent is Intent.CLUE and not moment.guessing
+    plain = (said.intent is Intent.COMMAND or clue_now) and said.action is not Action.REPROMPT
     answer = isinstance(said, HeardCommand) and said.command in (Command.YES, Command.NO)
     # "Clue: metal, 3?" answered "sim", transcribed "seeing": a lone word is no new clue while a yes or no
     # is awaited, the scores of "yes" and "no" weigh it

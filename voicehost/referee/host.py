@@ -32,7 +32,7 @@ from voicehost.referee.rulings import PendingClue
 from voicehost.referee.take_up import TakenUp, heard_afresh, take_up, unclear_answer
 from voicehost.referee.timer import SandTimer
 from voicehost.referee.view import HostSettings, View
-from voicehost.understanding import Action, Command, Grid, HeardCommand, HeardGuess
+from voicehost.understanding import Action, Command, Grid, HeardCommand, HeardGuess, NotUnderstood
 from voicehost.understanding.moment import Awaited, Moment
 from voicehost.understanding.talk import spoken_host_name
 
@@ -94,6 +94,7 @@ class Host:
         self._turn: tuple[object, ...] = ()
         self._hinted = False  # the addressed way is explained once a game, then moves not said to the host are let be
         self._reasked = False  # the pending question was asked again after an interjection (once only)
+        self._unclear: str | None = None  # the card the line just answered "Sorry?" came near (`Moment.unclear`)
         self._heard_since_clue = 0  # utterances taken up since the last clue was given: a correction comes first
 
     # ---- what the table sees and hears --------------------------------------------------------
@@ -147,6 +148,7 @@ class Host:
                 asked=asked,
                 offers=offers,
                 before=question.belief if question is not None else (),
+                unclear=self._unclear,
                 listening=self.listening,
                 host_names=names,
                 correctable=last is not None
@@ -249,6 +251,7 @@ class Host:
         """Take the utterance up, let a question take it first, else respond to it; apply what follows."""
         moment = self.moment()
         taken = take_up(heard, moment)
+        self._unclear = None  # only the line right after a "Sorry?" is heard as its repeat
         self.attention = taken.verdict
         self._heard_since_clue += 1
         question = self.question
@@ -288,6 +291,8 @@ class Host:
             self._reasked = False
         covered = self._covered(taken)
         if taken.verdict is Attention.SORRY and covered is None:
+            understood = taken.understood
+            self._unclear = understood.nearest if isinstance(understood, NotUnderstood) else None
             self.apply([Say(self.t("input.sorry"), remember=False)])
             return
         alternatives = [card for card, share in heard.alternatives if share >= ALTERNATIVE_SHARE]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from voicehost.decision import calibration, decide, ending_near
+from voicehost.decision.cards import UNCLEAR_SHARE
 from voicehost.ears.heard import Heard
 from voicehost.referee.attention import Attention, attend, hedged
 from voicehost.understanding import (
@@ -169,7 +170,7 @@ def _move_shaped(form: Form, understood: Understanding, reading: Reading) -> boo
     moment = reading.moment
     if match_card(reading.text, moment.board, moment.lang):
         return True
-    if reading.confidence is not None and understood.confidence >= calibration().ask / 2:
+    if reading.confidence is not None and understood.confidence >= UNCLEAR_SHARE * calibration().ask:
         return True
     return len(words) <= MAX_MOVE_WORDS and reading.confidence is None
 

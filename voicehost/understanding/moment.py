@@ -44,6 +44,7 @@ class Moment:
     asked: bool = False  # a question waits for its answer (an answer needs no name)
     offers: tuple[str, ...] | None = None  # a yes-or-no question's cards ("CEREJA?"); None: no such question
     before: tuple[tuple[str, float], ...] = ()  # what the first hearing made of the cards asked about
+    unclear: str | None = None  # the card the scores came near in the line just answered "Sorry?"
     listening: ListenMode = ListenMode.OPEN
     host_names: tuple[str, ...] = ()  # every name the host answers to, the one it tells players first
     over_host: bool = False  # the host is talking: only a player's "stop" counts, the rest is its echo

@@ -168,6 +168,7 @@ class HeardCorrection(Understanding):
 class NotUnderstood(Understanding):
     """Nothing usable: the host asks again (its action is always REPROMPT)."""
 
+    nearest: str | None = None  # the card the scores came nearest to, short of asking back about it
     intent: ClassVar[Intent] = Intent.UNKNOWN
 
 
