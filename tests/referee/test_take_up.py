@@ -280,33 +280,3 @@ def test_at_a_question_no_in_words_is_no_whatever_the_scores(leading: str) -> No
     closed = _scored(**{leading: -0.5, "no": -3.0})
     taken = take_up(Heard("Wrong.", 0.49, closed=closed, transcript_logprob=-1.0), _asked("WALRUS")).understood
     assert isinstance(taken, HeardCommand) and taken.command is Command.NO
-
-
-def test_a_lead_in_garbled_past_its_words_is_asked_back_when_the_scores_are_sure() -> None:
-    """ "Lads go wish oh shun" for "let's go with ocean": talk by its length alone, yet the scores are as sure
-    of OCEAN as they must be to act. Playing the open way it is asked back, never acted on; a question, the
-    addressed way, or scores short of the act point leave it talk."""
-    from dataclasses import replace
-
-    from voicehost.decision import FEATURES
-    from voicehost.decision.calibration import Logistic, use
-
-    def said(text: str) -> Heard:
-        logits = (0.0, -12.0, -12.0, -12.0)
-        closed = ClosedSet(("OCEAN", "WALRUS", "PIANO", "CHERRY"), logits, logits, (1.0, 0.0, 0.0, 0.0))
-        return Heard(text, 0.3, closed=closed, transcript_logprob=-2.0)
-
-    for p, verdicts in (
-        (0.99, (Attention.ASK_BACK, Attention.IGNORE, Attention.IGNORE)),
-        (0.8, (Attention.IGNORE,) * 3),
-    ):
-        use(replace(calibration(), by_lang={"en": Logistic(math.log(p / (1 - p)), (0.0,) * len(FEATURES), 0.9, 0.7)}))
-        try:
-            garbled = take_up(said("Lads go wish oh shun"), moment(True))
-            asked = take_up(said("Lads go wish oh shun?"), moment(True))
-            addressed = take_up(said("Lads go wish oh shun"), moment(True, ListenMode.ADDRESSED))
-        finally:
-            use(None)
-        assert (garbled.verdict, asked.verdict, addressed.verdict) == verdicts
-        if garbled.verdict is Attention.ASK_BACK:
-            assert isinstance(garbled.understood, HeardGuess) and garbled.understood.card == "OCEAN"

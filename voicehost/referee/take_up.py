@@ -25,7 +25,7 @@ from voicehost.understanding import (
     match_card,
 )
 from voicehost.understanding.clues import correction_in
-from voicehost.understanding.moment import Awaited, ListenMode, Moment
+from voicehost.understanding.moment import Awaited, Moment
 from voicehost.understanding.positions import place_words
 from voicehost.understanding.reading import Reading
 from voicehost.understanding.results import HeardCorrection, HeardSide
@@ -70,8 +70,6 @@ def take_up(heard: Heard, moment: Moment) -> TakenUp:
         form = replace(form, talk=form_of(understood.heard, moment.lang, moment.host_names).talk)
     if isinstance(understood, HeardGuess) and understood.place and form.talk and _a_place_said(reading):
         form = replace(form, talk=False)  # "C₂. C₁. C", "R3 Column 4": a place Whisper wrote out again or garbled
-    if _lead_in_garbled(form, understood, reading):
-        form = replace(form, talk=False)  # asked back (`attend`: a card the words do not name), never acted on
     if named is Attention.ASK_BACK and isinstance(understood, NotUnderstood):
         form = replace(form, addressed=False)  # likely said to the host, but nothing to ask back about
     if isinstance(understood, HeardCommand):
@@ -175,23 +173,6 @@ def _move_shaped(form: Form, understood: Understanding, reading: Reading) -> boo
     if reading.confidence is not None and understood.confidence >= UNCLEAR_SHARE * calibration().ask:
         return True
     return len(words) <= MAX_MOVE_WORDS and reading.confidence is None
-
-
-def _lead_in_garbled(form: Form, understood: Understanding, reading: Reading) -> bool:
-    """ "Vamos estar sem interlio." for "vamos de cemitério": a lead-in garbled past its words is talk by its
-    length alone (no talk mark, no question), yet the scores are as sure of a card as they must be to act on
-    one. Playing the open way, the card is asked back; the words must name no card (talk about a card names
-    it), and the addressed way leaves lines not said to the host alone."""
-    return (
-        form.wordy
-        and not form.addressed
-        and reading.moment.listening is ListenMode.OPEN
-        and isinstance(understood, HeardGuess)
-        and understood.action is Action.ACCEPT
-        and not understood.place
-        and not _worded(understood, reading)
-        and not match_card(reading.text, reading.moment.board, reading.moment.lang)
-    )
 
 
 def _worded(understood: Understanding, reading: Reading) -> bool:

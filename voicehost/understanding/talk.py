@@ -37,7 +37,6 @@ class Form:
     text: str  # what the move is, the host's name and the commit phrase taken off
     addressed: bool
     talk: bool
-    wordy: bool = False  # talk only for having more words than a move: no talk mark, no question
 
 
 def form_of(text: str, lang: Lang, host_names: Sequence[str] = ()) -> Form:
@@ -71,8 +70,7 @@ def form_of(text: str, lang: Lang, host_names: Sequence[str] = ()) -> Form:
     marked = any(0 < vocab.talk_marks.prefix(keys, i) < len(keys) for i in range(len(keys)))  # "não" alone: an answer
     command = core in _command_phrases(lang) or keys in _command_phrases(lang) or place_in(tokens, lang) is not None
     talk = not command and not clue_shaped and (marked or "?" in text or len(named) > MAX_NAME_WORDS)
-    wordy = talk and not marked and "?" not in text
-    return Form(said if addressed else text, addressed, talk, wordy)
+    return Form(said if addressed else text, addressed, talk)
 
 
 MIN_SLIPPED_NAME_LETTERS: Final = 4
