@@ -548,6 +548,7 @@ def main(argv: list[str] | None = None) -> int:
         ending_sorry=moves.ending_sorry,
         read_only_share=moves.read_only_share,
         pass_alone_share=moves.pass_alone_share,
+        pass_ask_share=moves.pass_ask_share,
         name_gain=round(name_gain, 3),
         name_ask=round(name_ask, 3),
         name_slip=round(name_slip, 3),
@@ -592,6 +593,7 @@ def _write_moves(shipped: Calibration, moves: MovePoints, write: bool, command: 
         ending_sorry=moves.ending_sorry,
         read_only_share=moves.read_only_share,
         pass_alone_share=moves.pass_alone_share,
+        pass_ask_share=moves.pass_ask_share,
         fitted=fitted,
     )
     return _publish(refitted, write)

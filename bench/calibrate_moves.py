@@ -62,6 +62,8 @@ class MoveSample:
     plain: bool  # the transcript alone read the same move (unsure): the scores confirm it
     right: bool  # the move taken is the one meant
     command: str | None = None  # the command taken, for the commands' samples: which point weighs it
+    acted: bool = True  # the decision could act on it at once (a sentence scored as "pass" is only asked back)
+    meant: str | None = None  # the command said, for the commands' samples (None: talk or a card)
 
 
 MIN_SAMPLES: Final = 50
@@ -127,7 +129,9 @@ def _guess_moment(utterance: Utterance, asked: bool) -> Moment:
 
 def _lenient(model: Calibration) -> Calibration:
     """The shipped calibration with every scored command taken: what each would be taken at, is measured."""
-    return replace(model, pass_share=0.0, answer_share=0.0, read_only_share=0.0, pass_alone_share=0.0)
+    return replace(
+        model, pass_share=0.0, answer_share=0.0, read_only_share=0.0, pass_alone_share=0.0, pass_ask_share=0.0
+    )
 
 
 def _scored_share(heard: Any, moment: Moment, word: str) -> float:
@@ -164,21 +168,25 @@ def collect_commands(
         heard = recognizer.recognize(audio_of(utterance, condition, cache), moment)
         reading = Reading(heard.text, moment, heard.confidence)
         understood = decide(heard, reading, model)
+        meant = utterance.command.value if utterance.command is not None else None
         if not isinstance(understood, HeardCommand) or understood.command not in _family(command):
-            return MoveSample(utterance.uid, condition.name, 0.0, False, False)
+            return MoveSample(utterance.uid, condition.name, 0.0, False, False, meant=meant)
         taken = understood.command
         # read plainly, or (an answer) the words agree with the scores: no point needed for either
         if answering:
             plain = answer_in_words(reading, taken)
         else:
             plain = isinstance(reading.said, HeardCommand) and reading.said.command is taken
-        if taken in READ_ONLY or (taken is Command.PASS and not plain):
-            # the share the decision weighs it by (`decision.cards`: a command's phrases summed), when it acts
-            share = understood.confidence if understood.action is Action.ACCEPT else 0.0
+        acted = understood.action is Action.ACCEPT
+        if taken in READ_ONLY:  # the share the decision weighs it by (`decision.cards`: its phrases summed), if it acts
+            share = understood.confidence if acted else 0.0
+        elif taken is Command.PASS and not plain:  # asked back ("pass?") or, short enough, acted on
+            share = understood.confidence
         else:
             share = _scored_share(heard, moment, vocabulary(utterance.lang).scored_words[taken])
         right = utterance.command is taken
-        return MoveSample(utterance.uid, condition.name, share, plain, right, taken.value)
+        meant = utterance.command.value if utterance.command is not None else None
+        return MoveSample(utterance.uid, condition.name, share, plain, right, taken.value, acted, meant)
 
     wanted = ("yes/no",) if answering else ("command",)
     langs = list(dict.fromkeys(u.lang for u in utterances))
@@ -255,6 +263,38 @@ def gap_point(samples: Sequence[EndingSample], shipped: float | None) -> float |
     return None if best is None else math.floor(best * 1000) / 1000
 
 
+ASK_RATE: Final = 0.02
+"""At most one line in fifty that is no pass (table talk, a card said alone, another command) is asked "pass?"
+from the scores alone: the price of asking back the passes only the scores heard."""
+
+
+def ask_point(samples: Sequence[MoveSample], shipped: float | None) -> float | None:
+    """The lowest share from which "pass" heard only by the scores is asked back, so that the lines that meant
+    no pass asked are at most ASK_RATE of them; `shipped` when fewer than MIN_SAMPLES passes were scored first."""
+    alone = [s for s in samples if not s.plain and s.command == Command.PASS.value and s.share > 0]
+    others = [s for s in samples if s.meant != Command.PASS.value]
+    if sum(s.meant == Command.PASS.value for s in alone) < MIN_SAMPLES or not others:
+        return shipped
+    best: float | None = None
+    for share in sorted({s.share for s in alone}, reverse=True):
+        if sum(s.share >= share for s in alone if s.meant != Command.PASS.value) <= ASK_RATE * len(others):
+            best = share
+    return None if best is None else max(FLOOR, math.floor(best * 1e6) / 1e6)
+
+
+def ask_summary(samples: Sequence[MoveSample], chosen: float | None) -> str:
+    alone = [s for s in samples if not s.plain and s.command == Command.PASS.value and s.share > 0]
+    others = [s for s in samples if s.meant != Command.PASS.value]
+    if chosen is None:
+        return f'"pass?" from the scores alone: no share keeps the other lines under {ASK_RATE:.0%}: never asked'
+    asked = [s for s in alone if s.share >= chosen]
+    meant = sum(s.meant == Command.PASS.value for s in asked)
+    return (
+        f'"pass?" from the scores alone, from {chosen:.4f}: {meant} passes asked back, {len(asked) - meant} of '
+        f"{len(others)} other lines"
+    )
+
+
 SORRY_RATE: Final = 0.02
 """At most one line in fifty that is neither "new game" nor "quit" (talk after a game, another command)
 meets "Sorry?" once the game is over: the price of answering the garbled endings."""
@@ -310,6 +350,7 @@ class MovePoints:
     ending_sorry: float | None
     read_only_share: float | None
     pass_alone_share: float | None
+    pass_ask_share: float | None
     summaries: tuple[str, ...]
 
 
@@ -326,8 +367,9 @@ def move_points(
     pass_share = point([s for s in passes if s.plain and s.command == Command.PASS.value], shipped.pass_share)
     read_only = [s for s in passes if not s.plain and s.command in {c.value for c in READ_ONLY}]
     read_only_share = point(read_only, shipped.read_only_share, READ_ONLY_WRONG_RATE)
-    alone = [s for s in passes if not s.plain and s.command == Command.PASS.value]
+    alone = [s for s in passes if not s.plain and s.command == Command.PASS.value and s.acted]
     pass_alone_share = point(alone, shipped.pass_alone_share)
+    pass_ask_share = ask_point(passes, shipped.pass_ask_share)
     answer_share = point([s for s in answers if not s.plain], shipped.answer_share)  # a plain "yes" needs no scores
     endings = collect_endings(recognizer, utterances, conditions, cache, measured)
     gap = gap_point(endings, shipped.ending_gap)
@@ -340,6 +382,7 @@ def move_points(
         sorry,
         read_only_share,
         pass_alone_share,
+        pass_ask_share,
         (
             summary("clue numbers", clues, number_sure),
             summary(
@@ -349,6 +392,7 @@ def move_points(
             ),
             summary("read-only commands from the scores alone", read_only, read_only_share),
             summary("pass from the scores alone", alone, pass_alone_share),
+            ask_summary(passes, pass_ask_share),
             summary("yes or no from the scores alone", [s for s in answers if not s.plain], answer_share),
             ending_summary(endings, gap),
             sorry_summary(endings, sorry),

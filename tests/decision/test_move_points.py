@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from bench.calibrate_moves import MIN_SAMPLES, READ_ONLY_WRONG_RATE, WRONG_RATE, MoveSample, point
 from bench.corpus import ANSWER_TEMPI, answer_corpus, command_corpus, corpus
 from bench.voices import TestVoice
@@ -57,3 +59,22 @@ def test_commands_said_at_other_speeds_give_pass_garbled_more_often() -> None:
         assert {u.command for u in more} == {Command.PASS, Command.REPEAT, Command.SCORE, Command.READ_BOARD}
         assert all(u.kind == "command" for u in more)
         assert len({u.uid for u in more}) == len(more)
+
+
+def test_pass_is_asked_back_from_the_share_that_keeps_other_lines_out() -> None:
+    """60 passes heard only by the scores at 0.6 to 0.99, and 100 lines of talk, two of them scored "pass"
+    at 0.7 and 0.9: asking from 0.6 asks 2 in 100 other lines (allowed at ASK_RATE); a third at 0.65 moves
+    the point to the first pass above it."""
+    from bench.calibrate_moves import ASK_RATE, ask_point
+
+    def sample(i: int, share: float, meant: str | None) -> MoveSample:
+        taken = "pass" if share > 0 else None
+        return MoveSample(f"u{i}", "clean", share, False, meant == "pass", taken, True, meant)
+
+    passes = [sample(i, 0.6 + 0.39 * i / 59, "pass") for i in range(60)]
+    talk = [sample(100 + i, 0.0, None) for i in range(98)] + [sample(300, 0.7, None), sample(301, 0.9, None)]
+    assert ASK_RATE * 100 >= 2
+    assert ask_point([*passes, *talk], None) == 0.6
+    above = min(p.share for p in passes if p.share > 0.65)
+    assert ask_point([*passes, *talk[1:], sample(302, 0.65, None)], None) == math.floor(above * 1e6) / 1e6
+    assert ask_point(passes[:10] + talk, 0.9) == 0.9  # too few passes: the point shipped stays

@@ -64,8 +64,7 @@ class Calibration:
     act: float
     ask: float
     answer_share: float  # "yes" or "no" after a question, taken from the scores from this share
-    pass_share: float  # "pass" read unsure is acted on when the scores agree from this share; heard only by the
-    # scores, it is asked back from it ("pass?": on the tuning voices, most passes asked from it were meant)
+    pass_share: float  # "pass" read unsure is acted on when the scores agree from this share
     name_gain: float  # the ears' `name_gain` from which an utterance counts as said to the host, name unheard
     name_ask: float  # ...from which it is asked back as if said to the host, hedged (below `name_gain`)
     fitted: Mapping[str, Any]  # what it was fitted on, for the record
@@ -82,7 +81,8 @@ class Calibration:
     ending_sorry: float | None = None  # once the game is over, a short line "new game" or "quit" explains within
     # this many nats a token is answered "Sorry?" ("Sai na tua jogo."): likely one garbled; None: silence
     pass_alone_share: float | None = None  # "pass" heard only by the scores ("Tâso") is acted on at once from
-    # this share (undo takes it back); None: only asked back (from `pass_share`)
+    # this share (undo takes it back); None: only asked back (from `pass_ask_share`)
+    pass_ask_share: float | None = None  # ...and asked back ("pass?") from this one; None: from `pass_share`
 
     def guess_model(self, lang: Lang) -> Logistic:
         """The model that weighs a card named by its name in `lang`: the language's own where the tuning data
@@ -113,6 +113,7 @@ class Calibration:
             ending_sorry=_optional_float(data["commands"].get("ending_sorry")),
             read_only_share=_optional_float(data["commands"].get("read_only_share")),
             pass_alone_share=_optional_float(data["commands"].get("pass_alone_share")),
+            pass_ask_share=_optional_float(data["commands"].get("pass_ask_share")),
             by_lang={
                 lang: Logistic.from_dict(model, f"the {lang} guess calibration")
                 for lang, model in data.get("guess_by_lang", {}).items()
@@ -130,6 +131,7 @@ class Calibration:
                 "ending_sorry": self.ending_sorry,
                 "read_only_share": self.read_only_share,
                 "pass_alone_share": self.pass_alone_share,
+                "pass_ask_share": self.pass_ask_share,
             },
             "name": {"gain": self.name_gain, "ask": self.name_ask, "slip": self.name_slip},
             **({"place": self.place.to_dict()} if self.place is not None else {}),

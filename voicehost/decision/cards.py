@@ -250,7 +250,8 @@ def _command(heard: Heard, reading: Reading, found: Evidence, model: Calibration
     if command is Command.PASS and alone is not None and share >= alone and short:
         # "Tâso" for "passo": acted on from its own point, chosen so that "repete" scored as "passo" stays out
         return HeardCommand(word, Action.ACCEPT, share, command)
-    if command is Command.PASS and share >= model.pass_share:
+    ask = model.pass_share if model.pass_ask_share is None else model.pass_ask_share
+    if command is Command.PASS and share >= ask:
         # "pass" on the scores alone would end a turn nobody ended ("repete" scores as "passo"): ask first
         return HeardCommand(word, Action.CONFIRM, share, command)
     return said if said.action is not Action.ACCEPT else NotUnderstood(heard.text, Action.REPROMPT, share)
