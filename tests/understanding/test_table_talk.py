@@ -206,3 +206,13 @@ def test_a_name_the_transcript_left_out_counts_when_the_ears_heard_it() -> None:
     assert guessed(game) == [card]
     open_host, _, _ = table("en", ListenMode.OPEN)
     assert open_host.moment().names == ()  # in the open way nobody needs to be named
+
+
+def test_where_no_clue_can_be_given_a_number_is_a_word_of_the_line() -> None:
+    """While the operatives guess a clue-shaped line is weighed as a guess: "I mean it could be the thung
+    dispunge for." ("for" heard as 4) is talk then, "trovão dois" is not."""
+    from voicehost.understanding.talk import form_of
+
+    line = "I mean it could be the thung dispunge for."
+    assert not form_of(line, Lang.EN).talk and form_of(line, Lang.EN, clue_shapes=False).talk
+    assert not form_of("trovão dois", Lang.PT_BR, clue_shapes=False).talk

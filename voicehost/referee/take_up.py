@@ -64,6 +64,10 @@ def take_up(heard: Heard, moment: Moment) -> TakenUp:
     understood = correction(reading) or decide(heard, reading)
     if reading.side is not None and reading.claimed is None and not isinstance(understood, HeardCommand):
         understood = HeardSide(reading.text, Action.ACCEPT, 1.0, reading.side.value)  # "A", "player B"
+    if moment.guessing and isinstance(reading.said, HeardClue) and not isinstance(understood, HeardClue | HeardCommand):
+        # a clue-shaped line weighed as a guess (no clue can be given now): its number is a word of it, and
+        # "I mean it could be the thung dispunge for." is talk, not "dispunge, 4"
+        form = replace(form, talk=form_of(heard.text, moment.lang, moment.host_names, clue_shapes=False).talk)
     if isinstance(understood, HeardClue) and heard.numbers is not None:
         # a clue heard through its number's scores is judged on the words as understood ("città 2"), not
         # on the garbled transcript ("città tu e")

@@ -39,9 +39,10 @@ class Form:
     talk: bool
 
 
-def form_of(text: str, lang: Lang, host_names: Sequence[str] = ()) -> Form:
+def form_of(text: str, lang: Lang, host_names: Sequence[str] = (), *, clue_shapes: bool = True) -> Form:
     """The form of one utterance (see the module docstring); `host_names`: names the players gave the
-    host, besides the vocabulary's. Never raises."""
+    host, besides the vocabulary's; `clue_shapes`: a word or two and a number are a clue, never talk (False
+    where no clue can be given, so the number counts as a word). Never raises."""
     vocab = vocabulary(lang)
     names = _names(lang, tuple(host_names))
     tokens = tuple(tokenize(text, vocab.join_apostrophes))
@@ -66,7 +67,9 @@ def form_of(text: str, lang: Lang, host_names: Sequence[str] = ()) -> Form:
     core = core[: len(core) - vocab.trailers.suffix(core, len(core))]  # "..., tre carte"
     number = _number_tail(core, lang)
     named = tuple(key for key in core[: len(core) - number] if key not in _starter_words(lang))
-    clue_shaped = number > 0 and 0 < len(named) <= MAX_NAME_WORDS  # "perigo, dois": a clue, whatever its word
+    clue_shaped = clue_shapes and number > 0 and 0 < len(named) <= MAX_NAME_WORDS  # "perigo, dois": a clue
+    if not clue_shapes:
+        named = tuple(key for key in core if key not in _starter_words(lang))
     marked = any(0 < vocab.talk_marks.prefix(keys, i) < len(keys) for i in range(len(keys)))  # "não" alone: an answer
     command = core in _command_phrases(lang) or keys in _command_phrases(lang) or place_in(tokens, lang) is not None
     talk = not command and not clue_shaped and (marked or "?" in text or len(named) > MAX_NAME_WORDS)
