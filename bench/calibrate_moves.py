@@ -185,7 +185,6 @@ def collect_commands(
         else:
             share = _scored_share(heard, moment, vocabulary(utterance.lang).scored_words[taken])
         right = utterance.command is taken
-        meant = utterance.command.value if utterance.command is not None else None
         return MoveSample(utterance.uid, condition.name, share, plain, right, taken.value, acted, meant)
 
     wanted = ("yes/no",) if answering else ("command",)
@@ -268,11 +267,16 @@ ASK_RATE: Final = 0.02
 from the scores alone: the price of asking back the passes only the scores heard."""
 
 
+def _pass_by_scores(samples: Sequence[MoveSample]) -> tuple[list[MoveSample], list[MoveSample]]:
+    """The samples "pass" was heard in by the scores alone (scored first), and every sample that meant no pass."""
+    alone = [s for s in samples if not s.plain and s.command == Command.PASS.value and s.share > 0]
+    return alone, [s for s in samples if s.meant != Command.PASS.value]
+
+
 def ask_point(samples: Sequence[MoveSample], shipped: float | None) -> float | None:
     """The lowest share from which "pass" heard only by the scores is asked back, so that the lines that meant
     no pass asked are at most ASK_RATE of them; `shipped` when fewer than MIN_SAMPLES passes were scored first."""
-    alone = [s for s in samples if not s.plain and s.command == Command.PASS.value and s.share > 0]
-    others = [s for s in samples if s.meant != Command.PASS.value]
+    alone, others = _pass_by_scores(samples)
     if sum(s.meant == Command.PASS.value for s in alone) < MIN_SAMPLES or not others:
         return shipped
     best: float | None = None
@@ -283,8 +287,7 @@ def ask_point(samples: Sequence[MoveSample], shipped: float | None) -> float | N
 
 
 def ask_summary(samples: Sequence[MoveSample], chosen: float | None) -> str:
-    alone = [s for s in samples if not s.plain and s.command == Command.PASS.value and s.share > 0]
-    others = [s for s in samples if s.meant != Command.PASS.value]
+    alone, others = _pass_by_scores(samples)
     if chosen is None:
         return f'"pass?" from the scores alone: no share keeps the other lines under {ASK_RATE:.0%}: never asked'
     asked = [s for s in alone if s.share >= chosen]

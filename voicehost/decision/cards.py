@@ -178,19 +178,22 @@ def _shares(heard: Heard, cards: Sequence[str], moment: Moment, model: Calibrati
     return None if logits is None else _softmax(logits)
 
 
-def move_share(shares: Mapping[str, float], phrase: str, lang: Lang) -> float:
-    """The share of the move `phrase` says: a card's own; a command's, every phrase of it summed ("placar"
-    and "qual é o placar" are one move, as a place's ways are one card)."""
+def move_shares(shares: Mapping[str, float], lang: Lang) -> dict[str, float]:
+    """Each phrase's share of the move it says: a card's own; a command's, every phrase of it summed
+    ("placar" and "qual é o placar" are one move, as a place's ways are one card). One pass over the phrases."""
     vocab = vocabulary(lang)
-    command = vocab.scored_command(phrase)
-    if command is None:
-        return shares[phrase]
-    return sum(share for other, share in shares.items() if vocab.scored_command(other) is command)
+    commands = {phrase: vocab.scored_command(phrase) for phrase in shares}
+    totals: dict[Command, float] = {}
+    for phrase, command in commands.items():
+        if command is not None:
+            totals[command] = totals.get(command, 0.0) + shares[phrase]
+    return {phrase: shares[phrase] if command is None else totals[command] for phrase, command in commands.items()}
 
 
 def _lead(shares: Mapping[str, float], lang: Lang) -> str:
-    """The phrase of the move the scores put first (a command by its phrases summed, `move_share`)."""
-    return max(shares, key=lambda phrase: (move_share(shares, phrase, lang), shares[phrase]))
+    """The phrase of the move the scores put first (a command by its phrases summed, `move_shares`)."""
+    moves = move_shares(shares, lang)
+    return max(shares, key=lambda phrase: (moves[phrase], shares[phrase]))
 
 
 def _restricted(closed: ClosedSet | None, cards: Sequence[str], lang: Lang, answering: bool) -> ClosedSet | None:
@@ -226,7 +229,7 @@ def _command(heard: Heard, reading: Reading, found: Evidence, model: Calibration
     An answer whose words are that very answer ("Sim" heard unsure, "sin") is taken: the words and the
     scores agree, so no point is needed (the calibration counts these answers as plain, too)."""
     said, answering = reading.said, reading.moment.answering
-    word, share = found.top, move_share(found.shares, found.top, reading.moment.lang)
+    word, share = found.top, move_shares(found.shares, reading.moment.lang)[found.top]
     command = vocabulary(reading.moment.lang).scored_command(word)
     assert command is not None
     if isinstance(said, HeardCommand) and said.command is command:

@@ -66,10 +66,9 @@ def form_of(text: str, lang: Lang, host_names: Sequence[str] = (), *, clue_shape
     core = keys[strip_start(tokens, vocab.clue_starters, keep_one=True)[-1] :]
     core = core[: len(core) - vocab.trailers.suffix(core, len(core))]  # "..., tre carte"
     number = _number_tail(core, lang)
-    named = tuple(key for key in core[: len(core) - number] if key not in _starter_words(lang))
+    counted = core[: len(core) - number] if clue_shapes else core  # where no clue can be given, a number is a word
+    named = tuple(key for key in counted if key not in _starter_words(lang))
     clue_shaped = clue_shapes and number > 0 and 0 < len(named) <= MAX_NAME_WORDS  # "perigo, dois": a clue
-    if not clue_shapes:
-        named = tuple(key for key in core if key not in _starter_words(lang))
     marked = any(0 < vocab.talk_marks.prefix(keys, i) < len(keys) for i in range(len(keys)))  # "não" alone: an answer
     command = core in _command_phrases(lang) or keys in _command_phrases(lang) or place_in(tokens, lang) is not None
     talk = not command and not clue_shaped and (marked or "?" in text or len(named) > MAX_NAME_WORDS)
