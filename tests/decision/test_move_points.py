@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from bench.calibrate_moves import MIN_SAMPLES, READ_ONLY_WRONG_RATE, WRONG_RATE, MoveSample, point
-from bench.corpus import ANSWER_TEMPI, answer_corpus, command_corpus, corpus
+from bench.corpus import ANSWER_TEMPI, COMMAND_TEMPI, answer_corpus, command_corpus, corpus
 from bench.voices import TestVoice
 from engine.lang import Lang
 from voicehost.understanding import Command
@@ -39,7 +39,7 @@ def test_answers_said_at_other_speeds_are_other_utterances() -> None:
     uids = [u.uid for u in more]
     assert len(set(uids)) == len(uids)
     assert not set(uids) & {u.uid for u in corpus(Lang.EN, VOICES)}
-    assert {u.voice.speed for u in more if u.voice.name == "slt"} == {80, 125}
+    assert {u.voice.speed for u in more if u.voice.name == "slt"} == {70, 80, 90, 110, 125, 140}
 
 
 def test_read_only_commands_take_more_risk_than_moves() -> None:
@@ -54,8 +54,8 @@ def test_commands_said_at_other_speeds_give_pass_garbled_more_often() -> None:
     """Each language says "pass" two ways and every read-only command its help teaches, at each speed."""
     for lang in Lang:
         more = command_corpus(lang, VOICES)
-        assert len(more) == len(VOICES) * len(ANSWER_TEMPI) * 5
-        assert sum(u.command is Command.PASS for u in more) == len(VOICES) * len(ANSWER_TEMPI) * 2
+        assert len(more) == len(VOICES) * len(COMMAND_TEMPI) * 5
+        assert sum(u.command is Command.PASS for u in more) == len(VOICES) * len(COMMAND_TEMPI) * 2
         assert {u.command for u in more} == {Command.PASS, Command.REPEAT, Command.SCORE, Command.READ_BOARD}
         assert all(u.kind == "command" for u in more)
         assert len({u.uid for u in more}) == len(more)
