@@ -64,6 +64,7 @@ class MoveSample:
     command: str | None = None  # the command taken, for the commands' samples: which point weighs it
     acted: bool = True  # the decision could act on it at once (a sentence scored as "pass" is only asked back)
     meant: str | None = None  # the command said, for the commands' samples (None: talk or a card)
+    lang: str = ""  # the language said in, for the points a language has of its own (the answers')
 
 
 MIN_SAMPLES: Final = 50
@@ -84,6 +85,18 @@ def point(samples: Sequence[MoveSample], shipped: T, wrong_rate: float = WRONG_R
         if sum(not s.right for s in taken) <= wrong_rate * len(taken):
             best = share
     return max(FLOOR, math.floor(best * 1e6) / 1e6)  # rounded down: the share chosen still takes itself
+
+
+def by_lang_points(samples: Sequence[MoveSample], pooled: float) -> dict[str, float]:
+    """Each language's own point, where its samples alone are enough to choose one (MIN_SAMPLES scored first):
+    the answers are other words in each language ("sim", "sì", "yes"), garbled into other words (espeak-ng's
+    Italian "no" heard "Sì lo" in babble), so a point pooled over the languages is set by the worst one."""
+    found: dict[str, float] = {}
+    for lang in sorted({s.lang for s in samples if s.lang}):
+        own = [s for s in samples if s.lang == lang]
+        if sum(s.share > 0 for s in own) >= MIN_SAMPLES:
+            found[lang] = point(own, pooled)
+    return found
 
 
 def summary(name: str, samples: Sequence[MoveSample], chosen: float | None) -> str:
@@ -130,7 +143,13 @@ def _guess_moment(utterance: Utterance, asked: bool) -> Moment:
 def _lenient(model: Calibration) -> Calibration:
     """The shipped calibration with every scored command taken: what each would be taken at, is measured."""
     return replace(
-        model, pass_share=0.0, answer_share=0.0, read_only_share=0.0, pass_alone_share=0.0, pass_ask_share=0.0
+        model,
+        pass_share=0.0,
+        answer_share=0.0,
+        read_only_share=0.0,
+        pass_alone_share=0.0,
+        pass_ask_share=0.0,
+        answer_by_lang={},
     )
 
 
@@ -170,7 +189,7 @@ def collect_commands(
         understood = decide(heard, reading, model)
         meant = utterance.command.value if utterance.command is not None else None
         if not isinstance(understood, HeardCommand) or understood.command not in _family(command):
-            return MoveSample(utterance.uid, condition.name, 0.0, False, False, meant=meant)
+            return MoveSample(utterance.uid, condition.name, 0.0, False, False, meant=meant, lang=utterance.lang.value)
         taken = understood.command
         # read plainly, or (an answer) the words agree with the scores: no point needed for either
         if answering:
@@ -185,7 +204,9 @@ def collect_commands(
         else:
             share = _scored_share(heard, moment, vocabulary(utterance.lang).scored_words[taken])
         right = utterance.command is taken
-        return MoveSample(utterance.uid, condition.name, share, plain, right, taken.value, acted, meant)
+        return MoveSample(
+            utterance.uid, condition.name, share, plain, right, taken.value, acted, meant, utterance.lang.value
+        )
 
     wanted = ("yes/no",) if answering else ("command",)
     langs = list(dict.fromkeys(u.lang for u in utterances))
@@ -349,6 +370,7 @@ class MovePoints:
     number_sure: float
     pass_share: float
     answer_share: float
+    answer_by_lang: dict[str, float]
     ending_gap: float | None
     ending_sorry: float | None
     read_only_share: float | None
@@ -373,7 +395,9 @@ def move_points(
     alone = [s for s in passes if not s.plain and s.command == Command.PASS.value and s.acted]
     pass_alone_share = point(alone, shipped.pass_alone_share)
     pass_ask_share = ask_point(passes, shipped.pass_ask_share)
-    answer_share = point([s for s in answers if not s.plain], shipped.answer_share)  # a plain "yes" needs no scores
+    scored = [s for s in answers if not s.plain]  # a plain "yes" needs no scores
+    answer_share = point(scored, shipped.answer_share)
+    answer_by_lang = by_lang_points(scored, answer_share)
     endings = collect_endings(recognizer, utterances, conditions, cache, measured)
     gap = gap_point(endings, shipped.ending_gap)
     sorry = sorry_point(endings, shipped.ending_sorry)
@@ -381,6 +405,7 @@ def move_points(
         number_sure,
         pass_share,
         answer_share,
+        answer_by_lang,
         gap,
         sorry,
         read_only_share,
@@ -396,7 +421,11 @@ def move_points(
             summary("read-only commands from the scores alone", read_only, read_only_share),
             summary("pass from the scores alone", alone, pass_alone_share),
             ask_summary(passes, pass_ask_share),
-            summary("yes or no from the scores alone", [s for s in answers if not s.plain], answer_share),
+            summary("yes or no from the scores alone", scored, answer_share),
+            *(
+                summary(f"yes or no from the scores alone, {lang}", [s for s in scored if s.lang == lang], chosen)
+                for lang, chosen in answer_by_lang.items()
+            ),
             ending_summary(endings, gap),
             sorry_summary(endings, sorry),
         ),

@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import math
 
-from bench.calibrate_moves import MIN_SAMPLES, READ_ONLY_WRONG_RATE, WRONG_RATE, MoveSample, point
+from bench.calibrate_moves import (
+    MIN_SAMPLES,
+    READ_ONLY_WRONG_RATE,
+    WRONG_RATE,
+    MoveSample,
+    by_lang_points,
+    point,
+)
 from bench.corpus import ANSWER_TEMPI, COMMAND_TEMPI, answer_corpus, command_corpus, corpus
 from bench.voices import TestVoice
 from engine.lang import Lang
+from voicehost.decision import Calibration, calibration
 from voicehost.understanding import Command
 
 VOICES = [TestVoice("rhvoice:slt", "en", "rhvoice", "slt"), TestVoice("espeak:en-us", "en", "espeak", "en-us")]
@@ -78,3 +86,36 @@ def test_pass_is_asked_back_from_the_share_that_keeps_other_lines_out() -> None:
     above = min(p.share for p in passes if p.share > 0.65)
     assert ask_point([*passes, *talk[1:], sample(302, 0.65, None)], None) == math.floor(above * 1e6) / 1e6
     assert ask_point(passes[:10] + talk, 0.9) == 0.9  # too few passes: the point shipped stays
+
+
+def test_a_language_has_its_own_answer_point_only_where_its_data_chooses_one() -> None:
+    """Italian's answers are wrong at 0.86 (a "no" heard "Sì lo"), pt-BR's never: pooled, Italian sets the
+    point for both; apart, pt-BR answers from 0.5 and Italian keeps its own. English, with too few answers
+    scored first, is left out (the pooled point applies)."""
+
+    def said(lang: str, shares_right: list[tuple[float, bool]]) -> list[MoveSample]:
+        return [
+            MoveSample(f"{lang}{i}", "clean", share, False, right, lang=lang)
+            for i, (share, right) in enumerate(shares_right)
+        ]
+
+    italian = said("it", [(0.55 + 0.4 * i / 99, True) for i in range(100)] + [(0.86, False)])
+    brazilian = said("pt-BR", [(0.55 + 0.4 * i / 59, True) for i in range(60)])
+    english = said("en", [(0.9, True)] * 30)
+    pooled = point([*italian, *brazilian, *english], 0.8)
+    assert pooled > 0.86
+    chosen = by_lang_points([*italian, *brazilian, *english], pooled)
+    assert chosen == {"it": point(italian, pooled), "pt-BR": 0.55}
+    assert chosen["it"] > 0.86
+
+
+def test_a_language_without_its_own_answer_point_takes_the_pooled_one() -> None:
+    model = Calibration.from_dict(
+        {
+            **calibration().to_dict(),
+            "commands": {**calibration().to_dict()["commands"], "answer_share": 0.9, "answer_by_lang": {"pt-BR": 0.6}},
+        }
+    )
+    assert model.answer_point(Lang.PT_BR) == 0.6
+    assert model.answer_point(Lang.IT) == 0.9
+    assert Calibration.from_dict(model.to_dict()).answer_by_lang == {"pt-BR": 0.6}

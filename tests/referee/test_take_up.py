@@ -185,24 +185,24 @@ def test_at_a_question_yes_leading_every_card_is_yes() -> None:
     assert isinstance(taken.understood, HeardCommand) and taken.understood.command is Command.YES
 
 
-def _under_the_point(phrases: tuple[str, ...], yes: str, asked: str) -> ClosedSet:
+def _under_the_point(phrases: tuple[str, ...], yes: str, asked: str, lang: Lang) -> ClosedSet:
     """Scores putting `yes` first at a share between a coin's toss and the calibrated point for an answer
     from the scores alone, `asked` (the card the question is about, heard before at 0.5) next, the rest
     nowhere: whatever the point the calibration chose."""
-    share = (0.5 + calibration().answer_share) / 2
-    assert 0.5 < share < calibration().answer_share
+    share = (0.5 + calibration().answer_point(lang)) / 2
+    assert 0.5 < share < calibration().answer_point(lang)
     logits = tuple(
         math.log(share) if p == yes else math.log(1 - share) - math.log(0.5) if p == asked else -30.0 for p in phrases
     )
     return ClosedSet(phrases, logits, logits, tuple(0.0 for _ in phrases))
 
 
-@pytest.mark.parametrize(("lang", "said", "yes_word"), [(Lang.EN, "Yes.", "yes"), (Lang.PT_BR, "Sim.", "sim")])
+@pytest.mark.parametrize(("lang", "said", "yes_word"), [(Lang.EN, "Yes.", "yes"), (Lang.PT_PT, "Sim.", "sim")])
 def test_at_a_question_an_unsure_yes_the_scores_put_first_is_yes(lang: Lang, said: str, yes_word: str) -> None:
     """ "WALRUS?" - "Yes." heard unsure, the scores putting "yes" first but under the point for an answer
     from the scores alone: the words and the scores agree, so it is taken, not dropped."""
     phrases = ("WALRUS", "PIANO", "OCEAN", "CHERRY", yes_word, "no" if lang is Lang.EN else "não")
-    closed = _under_the_point(phrases, yes_word, "WALRUS")
+    closed = _under_the_point(phrases, yes_word, "WALRUS", lang)
     asked = Moment(lang, Awaited.GUESS, visible=CARDS, asked=True, offers=("WALRUS",), before=(("WALRUS", 0.5),))
     taken = take_up(Heard(said, 0.2, closed=closed, transcript_logprob=-1.0), asked)
     assert isinstance(taken.understood, HeardCommand) and taken.understood.command is Command.YES
@@ -226,7 +226,7 @@ def test_at_a_question_a_yes_heard_a_slip_away_the_scores_put_first_is_yes() -> 
     """MBROLA's pt1 says "sim" and Whisper writes "sin" every time; with the scores putting "sim" first
     under the point for an answer from the scores alone, the words a slip away agree with them."""
     phrases = ("WALRUS", "PIANO", "OCEAN", "CHERRY", "sim", "não")
-    closed = _under_the_point(phrases, "sim", "WALRUS")
+    closed = _under_the_point(phrases, "sim", "WALRUS", Lang.PT_PT)
     asked = Moment(Lang.PT_PT, Awaited.GUESS, visible=CARDS, asked=True, offers=("WALRUS",), before=(("WALRUS", 0.5),))
     taken = take_up(Heard("sin", 0.1, closed=closed, transcript_logprob=-1.0), asked)
     assert isinstance(taken.understood, HeardCommand) and taken.understood.command is Command.YES
@@ -240,7 +240,7 @@ def test_at_a_question_a_slip_that_also_names_a_card_is_no_answer_in_words() -> 
     the answer themselves, and the scores alone decide (under the point: no yes)."""
     cards = ("SINO", "PIANO", "OCEAN", "CHERRY")
     phrases = (*cards, "sim", "não")
-    closed = _under_the_point(phrases, "sim", "PIANO")
+    closed = _under_the_point(phrases, "sim", "PIANO", Lang.PT_PT)
     asked = Moment(Lang.PT_PT, Awaited.GUESS, visible=cards, asked=True, offers=("PIANO",), before=(("PIANO", 0.5),))
     taken = take_up(Heard("sin", 0.1, closed=closed, transcript_logprob=-1.0), asked).understood
     assert not (isinstance(taken, HeardCommand) and taken.command is Command.YES)

@@ -83,11 +83,17 @@ class Calibration:
     pass_alone_share: float | None = None  # "pass" heard only by the scores ("Tâso") is acted on at once from
     # this share (undo takes it back); None: only asked back (from `pass_ask_share`)
     pass_ask_share: float | None = None  # ...and asked back ("pass?") from this one; None: from `pass_share`
+    answer_by_lang: Mapping[str, float] = field(default_factory=dict)  # a language's own `answer_share`, where
+    # its tuning data held enough answers heard only by the scores: "sim", "sì" and "yes" are garbled apart
 
     def guess_model(self, lang: Lang) -> Logistic:
         """The model that weighs a card named by its name in `lang`: the language's own where the tuning data
         supported one, else the one fitted on every language."""
         return self.by_lang.get(lang.value) or Logistic(self.bias, self.weights, self.act, self.ask)
+
+    def answer_point(self, lang: Lang) -> float:
+        """The share from which "yes" or "no" heard only by the scores answers a question in `lang`."""
+        return self.answer_by_lang.get(lang.value, self.answer_share)
 
     def probability(self, features: GuessFeatures) -> float:
         return _logistic(self.bias, self.weights, features)
@@ -114,6 +120,7 @@ class Calibration:
             read_only_share=_optional_float(data["commands"].get("read_only_share")),
             pass_alone_share=_optional_float(data["commands"].get("pass_alone_share")),
             pass_ask_share=_optional_float(data["commands"].get("pass_ask_share")),
+            answer_by_lang={lang: float(share) for lang, share in data["commands"].get("answer_by_lang", {}).items()},
             by_lang={
                 lang: Logistic.from_dict(model, f"the {lang} guess calibration")
                 for lang, model in data.get("guess_by_lang", {}).items()
@@ -132,6 +139,7 @@ class Calibration:
                 "read_only_share": self.read_only_share,
                 "pass_alone_share": self.pass_alone_share,
                 "pass_ask_share": self.pass_ask_share,
+                **({"answer_by_lang": dict(self.answer_by_lang)} if self.answer_by_lang else {}),
             },
             "name": {"gain": self.name_gain, "ask": self.name_ask, "slip": self.name_slip},
             **({"place": self.place.to_dict()} if self.place is not None else {}),
