@@ -29,6 +29,7 @@ from bench.corpus import (
     ending_corpus,
     voices_of,
 )
+from engine.lang import Lang
 from voicehost.decision import Calibration, calibration, decide
 from voicehost.decision.cards import answer_in_words
 from voicehost.decision.clues import clue_share
@@ -87,15 +88,29 @@ def point(samples: Sequence[MoveSample], shipped: T, wrong_rate: float = WRONG_R
     return max(FLOOR, math.floor(best * 1e6) / 1e6)  # rounded down: the share chosen still takes itself
 
 
-def by_lang_points(samples: Sequence[MoveSample], pooled: float) -> dict[str, float]:
-    """Each language's own point, where its samples alone are enough to choose one (MIN_SAMPLES scored first):
-    the answers are other words in each language ("sim", "sì", "yes"), garbled into other words (espeak-ng's
-    Italian "no" heard "Sì lo" in babble), so a point pooled over the languages is set by the worst one."""
-    found: dict[str, float] = {}
+@dataclass(frozen=True)
+class WordsPoint:
+    """The answers' point of the languages that answer in the same words."""
+
+    words: str  # "sim/não"
+    langs: tuple[str, ...]  # ("pt-BR", "pt-PT")
+    share: float
+
+
+def answer_points(samples: Sequence[MoveSample], pooled: float) -> list[WordsPoint]:
+    """The answers' point of each language, chosen on the samples of every language that answers in the same
+    words ("sim" and "não" for pt-BR and pt-PT), where they are enough to choose one (MIN_SAMPLES scored
+    first): each language garbles its own words into others (espeak-ng's Italian "no" heard "Sì lo" in
+    babble), so a point pooled over every language is set by the worst one."""
+    groups: dict[str, list[str]] = {}
     for lang in sorted({s.lang for s in samples if s.lang}):
-        own = [s for s in samples if s.lang == lang]
+        scored = vocabulary(Lang.parse(lang)).scored_words
+        groups.setdefault(f"{scored[Command.YES]}/{scored[Command.NO]}", []).append(lang)
+    found = []
+    for words, langs in groups.items():
+        own = [s for s in samples if s.lang in langs]
         if sum(s.share > 0 for s in own) >= MIN_SAMPLES:
-            found[lang] = point(own, pooled)
+            found.append(WordsPoint(words, tuple(langs), point(own, pooled)))
     return found
 
 
@@ -397,7 +412,8 @@ def move_points(
     pass_ask_share = ask_point(passes, shipped.pass_ask_share)
     scored = [s for s in answers if not s.plain]  # a plain "yes" needs no scores
     answer_share = point(scored, shipped.answer_share)
-    answer_by_lang = by_lang_points(scored, answer_share)
+    by_words = answer_points(scored, answer_share)
+    answer_by_lang = {lang: chosen.share for chosen in by_words for lang in chosen.langs}
     endings = collect_endings(recognizer, utterances, conditions, cache, measured)
     gap = gap_point(endings, shipped.ending_gap)
     sorry = sorry_point(endings, shipped.ending_sorry)
@@ -423,8 +439,12 @@ def move_points(
             ask_summary(passes, pass_ask_share),
             summary("yes or no from the scores alone", scored, answer_share),
             *(
-                summary(f"yes or no from the scores alone, {lang}", [s for s in scored if s.lang == lang], chosen)
-                for lang, chosen in answer_by_lang.items()
+                summary(
+                    f"yes or no from the scores alone, {chosen.words} ({', '.join(chosen.langs)})",
+                    [s for s in scored if s.lang in chosen.langs],
+                    chosen.share,
+                )
+                for chosen in by_words
             ),
             ending_summary(endings, gap),
             sorry_summary(endings, sorry),

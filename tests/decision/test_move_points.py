@@ -9,7 +9,8 @@ from bench.calibrate_moves import (
     READ_ONLY_WRONG_RATE,
     WRONG_RATE,
     MoveSample,
-    by_lang_points,
+    WordsPoint,
+    answer_points,
     point,
 )
 from bench.corpus import ANSWER_TEMPI, COMMAND_TEMPI, answer_corpus, command_corpus, corpus
@@ -88,10 +89,10 @@ def test_pass_is_asked_back_from_the_share_that_keeps_other_lines_out() -> None:
     assert ask_point(passes[:10] + talk, 0.9) == 0.9  # too few passes: the point shipped stays
 
 
-def test_a_language_has_its_own_answer_point_only_where_its_data_chooses_one() -> None:
-    """Italian's answers are wrong at 0.86 (a "no" heard "Sì lo"), pt-BR's never: pooled, Italian sets the
-    point for both; apart, pt-BR answers from 0.5 and Italian keeps its own. English, with too few answers
-    scored first, is left out (the pooled point applies)."""
+def test_the_languages_of_the_same_answer_words_have_their_own_point_where_their_data_chooses_one() -> None:
+    """Italian's answers are wrong at 0.86 (a "no" heard "Sì lo"), Portuguese's never: pooled, Italian sets the
+    point for both; apart, pt-BR and pt-PT ("sim", "não" both) answer from 0.55 and Italian keeps its own.
+    English, with too few answers scored first, is left out (the pooled point applies)."""
 
     def said(lang: str, shares_right: list[tuple[float, bool]]) -> list[MoveSample]:
         return [
@@ -100,13 +101,17 @@ def test_a_language_has_its_own_answer_point_only_where_its_data_chooses_one() -
         ]
 
     italian = said("it", [(0.55 + 0.4 * i / 99, True) for i in range(100)] + [(0.86, False)])
-    brazilian = said("pt-BR", [(0.55 + 0.4 * i / 59, True) for i in range(60)])
+    brazilian = said("pt-BR", [(0.55 + 0.4 * i / 29, True) for i in range(30)])
+    portuguese = said("pt-PT", [(0.6 + 0.3 * i / 29, True) for i in range(30)])
     english = said("en", [(0.9, True)] * 30)
-    pooled = point([*italian, *brazilian, *english], 0.8)
+    pooled = point([*italian, *brazilian, *portuguese, *english], 0.8)
     assert pooled > 0.86
-    chosen = by_lang_points([*italian, *brazilian, *english], pooled)
-    assert chosen == {"it": point(italian, pooled), "pt-BR": 0.55}
-    assert chosen["it"] > 0.86
+    chosen = answer_points([*italian, *brazilian, *portuguese, *english], pooled)
+    assert chosen == [
+        WordsPoint("sì/no", ("it",), point(italian, pooled)),
+        WordsPoint("sim/não", ("pt-BR", "pt-PT"), 0.55),
+    ]
+    assert chosen[0].share > 0.86
 
 
 def test_a_language_without_its_own_answer_point_takes_the_pooled_one() -> None:
