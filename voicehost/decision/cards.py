@@ -120,6 +120,7 @@ class Evidence:
     """What the scores say now: the phrase first, every phrase's share, and (for a card) the features."""
 
     top: str
+    top_share: float  # the share of the move `top` says (a command's phrases summed, `move_shares`)
     shares: Mapping[str, float]
     features: GuessFeatures | None  # None when the phrase first is "yes", "no" or "pass"
     worded: Command | None = None  # the answer the words say themselves (`answer_in_words`), at a question
@@ -144,20 +145,20 @@ def evidence(heard: Heard, reading: Reading, model: Calibration) -> Evidence | N
     if moment.answering and not (plain_answer or worded):  # an answer in words is weighed against the offers
         wide = _shares(heard, moment.scored_cards, moment, model)
         if wide is not None:
-            top = _lead(wide, moment.lang)
+            top, share = _lead(wide, moment.lang)
             if top not in cards:
-                return Evidence(top, wide, None, worded)
+                return Evidence(top, share, wide, None, worded)
     logits = _logits(heard, cards, moment, model)
     if logits is None:
         return None
     shares = _softmax(logits)
-    top = _lead(shares, moment.lang)
+    top, share = _lead(shares, moment.lang)
     if top not in cards:
-        return Evidence(top, shares, None, worded)
+        return Evidence(top, share, shares, None, worded)
     assert heard.closed is not None
     logprob = dict(zip(heard.closed.phrases, heard.closed.logprobs, strict=True))[top]
     features = GuessFeatures.of(heard, reading.named, top, logits, shares, logprob, moment.lang)
-    return Evidence(top, shares, features, worded)
+    return Evidence(top, share, shares, features, worded)
 
 
 def _logits(heard: Heard, cards: Sequence[str], moment: Moment, model: Calibration) -> dict[str, float] | None:
@@ -190,10 +191,12 @@ def move_shares(shares: Mapping[str, float], lang: Lang) -> dict[str, float]:
     return {phrase: shares[phrase] if command is None else totals[command] for phrase, command in commands.items()}
 
 
-def _lead(shares: Mapping[str, float], lang: Lang) -> str:
-    """The phrase of the move the scores put first (a command by its phrases summed, `move_shares`)."""
+def _lead(shares: Mapping[str, float], lang: Lang) -> tuple[str, float]:
+    """The phrase of the move the scores put first (a command by its phrases summed, `move_shares`), and
+    that move's share."""
     moves = move_shares(shares, lang)
-    return max(shares, key=lambda phrase: (moves[phrase], shares[phrase]))
+    top = max(shares, key=lambda phrase: (moves[phrase], shares[phrase]))
+    return top, moves[top]
 
 
 def _restricted(closed: ClosedSet | None, cards: Sequence[str], lang: Lang, answering: bool) -> ClosedSet | None:
@@ -229,7 +232,7 @@ def _command(heard: Heard, reading: Reading, found: Evidence, model: Calibration
     An answer whose words are that very answer ("Sim" heard unsure, "sin") is taken: the words and the
     scores agree, so no point is needed (the calibration counts these answers as plain, too)."""
     said, answering = reading.said, reading.moment.answering
-    word, share = found.top, move_shares(found.shares, reading.moment.lang)[found.top]
+    word, share = found.top, found.top_share
     command = vocabulary(reading.moment.lang).scored_command(word)
     assert command is not None
     if isinstance(said, HeardCommand) and said.command is command:
