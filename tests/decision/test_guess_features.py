@@ -167,3 +167,22 @@ def test_the_same_card_near_again_right_after_a_sorry_is_asked_back() -> None:
     assert isinstance(second, HeardGuess) and (second.card, second.action) == ("CHERRY", Action.CONFIRM)
     other = Moment(Lang.EN, Awaited.GUESS, visible=CARDS, unclear="WALRUS")
     assert isinstance(decide(said, Reading(said.text, other, said.confidence), model), NotUnderstood)
+
+
+def test_a_card_answered_no_is_set_aside_unless_named_in_words() -> None:
+    """ "CHERRY?" - "no": until the game moves, CHERRY leading the scores alone again is set aside and the card
+    next is asked back (never acted on, however sure: what led was wrong); the words naming CHERRY keep it."""
+    from voicehost.decision.calibration import Logistic
+
+    sure = Logistic(5.0, (0.0,) * len(FEATURES), act=0.9, ask=0.7)  # every card at 0.99: acted on at once
+    model = replace(calibration(), by_lang={"en": sure})
+    logits = {"CHERRY": -0.5, "WALRUS": -2.0, "ROBIN": -9.0}
+    denied = Moment(Lang.EN, Awaited.GUESS, visible=CARDS, denied=("CHERRY",))
+    garbled = heard(logits, None)
+    plain = decide(garbled, reading(garbled), model)
+    assert isinstance(plain, HeardGuess) and (plain.card, plain.action) == ("CHERRY", Action.ACCEPT)
+    set_aside = decide(garbled, Reading(garbled.text, denied, garbled.confidence), model)
+    assert isinstance(set_aside, HeardGuess) and (set_aside.card, set_aside.action) == ("WALRUS", Action.CONFIRM)
+    named = replace(garbled, text="cherry")
+    kept = decide(named, Reading(named.text, denied, named.confidence), model)
+    assert isinstance(kept, HeardGuess) and kept.card == "CHERRY"

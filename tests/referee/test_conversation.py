@@ -523,3 +523,43 @@ def test_a_card_near_twice_in_a_row_is_asked_back_after_the_sorry() -> None:
         assert said.lines[-1] == SORRY["en"] and host.question is None
     finally:
         use(None)
+
+
+def _pass_over_a_card(cards: tuple[str, ...], text: str) -> Heard:
+    """A line the scores put "pass" first on (0.88), the board's first visible card second."""
+    phrases = ("pass", *cards)
+    logits = (0.0, -2.0, *(-12.0 for _ in cards[1:]))
+    closed = ClosedSet(phrases, logits, logits, (0.88, 0.12, *(0.0 for _ in cards[1:])))
+    return Heard(text, 0.5, closed=closed, transcript_logprob=-2.0)
+
+
+def test_a_pass_answered_no_is_not_asked_again_of_the_same_garble() -> None:
+    """ "aeroporto" heard "Eu não posto." and scored "passo": asked "pass?", answered "no". Said again, the same
+    garble is not asked "pass?" a second time (four times in one game before): the card the scores put next
+    is asked back, never acted on, and "yes" reveals it. Once the game moves, "pass" may be meant again."""
+    host, said, game = table("classic-en")
+    host.hear("music, two")
+    cards = tuple(game.visible_cards())
+    host.hear(_pass_over_a_card(cards, "I now posted"))
+    assert "pass" in said.lines[-1].lower() and host.question is not None
+    host.hear("no")
+    before = len(game.events)
+    host.hear(_pass_over_a_card(cards, "I now posted"))
+    assert host.pending_candidates == [cards[0]] and kinds(game, before) == []
+    host.hear("yes")
+    assert kinds(game, before)[0] == "guess" and host.moment().denied_commands == ()
+
+
+def test_pass_said_in_words_after_a_no_still_passes() -> None:
+    """The table said "no" to "pass?", then a player says "Pass." plainly: the words name it, so the denial
+    does not hide it."""
+    host, _said, game = table("classic-en")
+    host.hear("music, two")
+    own = first_of(game, "blue")
+    host.hear(own)
+    cards = tuple(game.visible_cards())
+    host.hear(_pass_over_a_card(cards, "I now posted"))
+    host.hear("no")
+    before = len(game.events)
+    host.hear(_pass_over_a_card(cards, "Pass."))
+    assert kinds(game, before) == ["turn_ended"]

@@ -79,7 +79,8 @@ def card_verdict(heard: Heard, reading: Reading, model: Calibration) -> Understa
         if found.shares[card] >= ALTERNATIVE_SHARE or card == found.top
     )[:MAX_CANDIDATES]
     again = moment.unclear == found.top
-    return _verdict(heard, probability, guess.act, guess.ask, found.top, offered, again=again)
+    act = math.inf if found.after_denial else guess.act  # the table said "no" to what led: ask, never act
+    return _verdict(heard, probability, act, guess.ask, found.top, offered, again=again)
 
 
 def _verdict(
@@ -124,6 +125,7 @@ class Evidence:
     shares: Mapping[str, float]
     features: GuessFeatures | None  # None when the phrase first is "yes", "no" or "pass"
     worded: Command | None = None  # the answer the words say themselves (`answer_in_words`), at a question
+    after_denial: bool = False  # a move the table said "no" to led the scores, and was set aside (`_undenied`)
 
 
 def evidence(heard: Heard, reading: Reading, model: Calibration) -> Evidence | None:
@@ -151,14 +153,41 @@ def evidence(heard: Heard, reading: Reading, model: Calibration) -> Evidence | N
     logits = _logits(heard, cards, moment, model)
     if logits is None:
         return None
+    logits, after_denial = _undenied(logits, reading)
     shares = _softmax(logits)
     top, share = _lead(shares, moment.lang)
     if top not in cards:
-        return Evidence(top, share, shares, None, worded)
+        return Evidence(top, share, shares, None, worded, after_denial)
     assert heard.closed is not None
     logprob = dict(zip(heard.closed.phrases, heard.closed.logprobs, strict=True))[top]
     features = GuessFeatures.of(heard, reading.named, top, logits, shares, logprob, moment.lang)
-    return Evidence(top, share, shares, features, worded)
+    return Evidence(top, share, shares, features, worded, after_denial)
+
+
+def _undenied(logits: dict[str, float], reading: Reading) -> tuple[dict[str, float], bool]:
+    """The logits without the moves the table said "no" to since the game last moved (`Moment.denies`:
+    "passo?" - "não"), unless the words name them; and whether one of them led. A human host does not ask
+    "pass?" again of the same garble ("Eu não posto." for "aeroporto", four times in a game): the next
+    phrase is weighed instead, and asked back, never acted on, since what led was wrong."""
+    moment = reading.moment
+    if moment.answering or not (moment.denied or moment.denied_commands):
+        return logits, False
+    vocab = vocabulary(moment.lang)
+    typed = reading.typed
+    named_card = typed.card if isinstance(typed, HeardGuess) else None
+    named_command = typed.command if isinstance(typed, HeardCommand) else None
+    denied = {
+        phrase
+        for phrase in logits
+        if moment.denies(phrase, vocab.scored_command(phrase))
+        and phrase != named_card
+        and (named_command is None or vocab.scored_command(phrase) is not named_command)
+    }
+    kept = {phrase: logit for phrase, logit in logits.items() if phrase not in denied}
+    if not denied or not kept:
+        return logits, False
+    led = _lead(_softmax(logits), moment.lang)[0] in denied
+    return kept, led
 
 
 def _logits(heard: Heard, cards: Sequence[str], moment: Moment, model: Calibration) -> dict[str, float] | None:
@@ -237,6 +266,8 @@ def _command(heard: Heard, reading: Reading, found: Evidence, model: Calibration
     assert command is not None
     if isinstance(said, HeardCommand) and said.command is command:
         return HeardCommand(heard.text, Action.ACCEPT, max(share, said.confidence), command)
+    if found.after_denial:  # what led the scores was answered "no": nothing is taken from the scores alone
+        return NotUnderstood(heard.text, Action.REPROMPT, share)
     point = model.read_only_share
     as_long = len(heard.text.split()) <= len(word.split()) + MAX_EXTRA_WORDS
     if command in READ_ONLY and point is not None and share >= point and as_long:

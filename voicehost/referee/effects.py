@@ -118,6 +118,15 @@ class Listen:
 
 
 @dataclass(frozen=True)
+class Denied:
+    """The table answered "no" to a move asked back ("CEREJA?", "pass?"): until the game moves, the scores
+    alone do not offer it again (`Moment.denied`)."""
+
+    cards: tuple[str, ...] = ()
+    commands: tuple[Command, ...] = ()
+
+
+@dataclass(frozen=True)
 class NewGame:
     """Deal a new game and start it."""
 
@@ -127,4 +136,4 @@ class Quit:
     """End the session (the game stays saved)."""
 
 
-Effect = Union[Say, Ask, Play, Follow, Claim, Whisper, Timer, Listen, NewGame, Quit]  # noqa: UP007
+Effect = Union[Say, Ask, Play, Follow, Claim, Whisper, Timer, Listen, Denied, NewGame, Quit]  # noqa: UP007

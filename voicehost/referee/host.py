@@ -26,7 +26,20 @@ from voicehost.prompts import Prompts
 from voicehost.referee import acting, commands, unheard
 from voicehost.referee.announcer import Announcer, announcer_for
 from voicehost.referee.attention import Attention
-from voicehost.referee.effects import Ask, Claim, Effect, Follow, Listen, NewGame, Play, Quit, Say, Timer, Whisper
+from voicehost.referee.effects import (
+    Ask,
+    Claim,
+    Denied,
+    Effect,
+    Follow,
+    Listen,
+    NewGame,
+    Play,
+    Quit,
+    Say,
+    Timer,
+    Whisper,
+)
 from voicehost.referee.questions import ConfirmGuess, Question
 from voicehost.referee.rulings import PendingClue
 from voicehost.referee.take_up import TakenUp, heard_afresh, take_up, unclear_answer
@@ -95,6 +108,7 @@ class Host:
         self._hinted = False  # the addressed way is explained once a game, then moves not said to the host are let be
         self._reasked = False  # the pending question was asked again after an interjection (once only)
         self._unclear: str | None = None  # the card the line just answered "Sorry?" came near (`Moment.unclear`)
+        self._denied = Denied()  # what the table answered "no" to since the game last moved (`Moment.denied`)
         self._heard_since_clue = 0  # utterances taken up since the last clue was given: a correction comes first
 
     # ---- what the table sees and hears --------------------------------------------------------
@@ -149,6 +163,8 @@ class Host:
                 offers=offers,
                 before=question.belief if question is not None else (),
                 unclear=self._unclear,
+                denied=self._denied.cards,
+                denied_commands=self._denied.commands,
                 listening=self.listening,
                 host_names=names,
                 correctable=last is not None
@@ -344,6 +360,12 @@ class Host:
             self._timer_command(effect.command)
         elif isinstance(effect, Listen):
             self.listening = effect.mode
+        elif isinstance(effect, Denied):
+            denied = self._denied
+            self._denied = Denied(
+                tuple(dict.fromkeys((*denied.cards, *effect.cards))),
+                tuple(dict.fromkeys((*denied.commands, *effect.commands))),
+            )
         elif isinstance(effect, NewGame):
             self.start_new_game()
         elif isinstance(effect, Quit):
@@ -367,6 +389,7 @@ class Host:
         self.game = self._new_game()
         self.announce = announcer_for(self.game, self.p, key_pages=self.settings.key_pages)
         self.question = None
+        self._denied = Denied()
         self.record(self.game.events)
         self.start()
 
@@ -435,6 +458,7 @@ class Host:
         """Persist the events, say what they mean, and do what the host does on its own."""
         game = self.game
         events = list(events)
+        self._denied = Denied()  # the game moved: what was answered "no" before may be meant now
         if any(event.type is EventType.CLUE for event in events):
             self._heard_since_clue = 0
         if game.state.phase is Phase.SIMULATED_TURN and self.settings.simulated == "random":

@@ -14,7 +14,7 @@ from typing import ClassVar
 
 from engine.pieces import Side
 from voicehost.referee import rulings
-from voicehost.referee.effects import Ask, Claim, Effect, Follow, Question, Say
+from voicehost.referee.effects import Ask, Claim, Denied, Effect, Follow, Question, Say
 from voicehost.referee.rulings import PendingClue
 from voicehost.referee.view import View
 from voicehost.understanding import (
@@ -94,7 +94,7 @@ class ConfirmGuess(Question):
             card = self.candidates[0]
             return [Follow(HeardGuess(card, Action.ACCEPT, 1.0, card, (Candidate(card, 100.0),)), side)]
         if no:
-            return [Say(view.t("guess.retry"))]
+            return [Denied(cards=self.candidates), Say(view.t("guess.retry"))]
         if is_other_command(heard):
             return None
         return [Ask(self)]
@@ -175,7 +175,7 @@ class ConfirmCommand(Question):
         if is_yes(heard):
             return [Follow(HeardCommand(self.heard_text, Action.ACCEPT, 1.0, self.command), side)]
         if is_no(heard):
-            return [Say(view.announce.next_prompt() or view.t("end.play_again"))]
+            return [Denied(commands=(self.command,)), Say(view.announce.next_prompt() or view.t("end.play_again"))]
         return None
 
 

@@ -14,6 +14,7 @@ from functools import cache
 from engine.decks import aliases_of, picture_names, words
 from engine.lang import Lang
 from voicehost.understanding.positions import Grid, lettered_phrases, position_phrases
+from voicehost.understanding.results import Command
 from voicehost.understanding.vocabulary import guess_phrases, listening_phrases
 
 
@@ -45,6 +46,8 @@ class Moment:
     offers: tuple[str, ...] | None = None  # a yes-or-no question's cards ("CEREJA?"); None: no such question
     before: tuple[tuple[str, float], ...] = ()  # what the first hearing made of the cards asked about
     unclear: str | None = None  # the card the scores came near in the line just answered "Sorry?"
+    denied: tuple[str, ...] = ()  # cards asked back and answered "no" since the game last moved
+    denied_commands: tuple[Command, ...] = ()  # moves asked back and answered "no" ("pass?" - "no") since then
     listening: ListenMode = ListenMode.OPEN
     host_names: tuple[str, ...] = ()  # every name the host answers to, the one it tells players first
     over_host: bool = False  # the host is talking: only a player's "stop" counts, the rest is its echo
@@ -119,6 +122,11 @@ class Moment:
     def afresh(self) -> Moment:
         """The same moment with no question: an utterance that was no answer, read against every card."""
         return replace(self, asked=False, offers=None, before=())
+
+    def denies(self, phrase: str, command: Command | None) -> bool:
+        """Whether the table said "no" to the move `phrase` says (a card, or `command`) since the game last
+        moved: the scores alone do not offer it again (`voicehost.decision.cards`)."""
+        return phrase in self.denied or (command is not None and command in self.denied_commands)
 
     def over_talk(self) -> Moment:
         """The same moment while the host talks: its echo is in the room, only "stop" counts."""
