@@ -533,18 +533,20 @@ def _pass_over_a_card(cards: tuple[str, ...], text: str) -> Heard:
     return Heard(text, 0.5, closed=closed, transcript_logprob=-2.0)
 
 
-def test_a_pass_answered_no_is_not_asked_again_of_the_same_garble() -> None:
+@pytest.mark.parametrize("garble", ["I now posted", "I do not post it."])  # the second one has the form of talk
+def test_a_pass_answered_no_is_not_asked_again_of_the_same_garble(garble: str) -> None:
     """ "aeroporto" heard "Eu não posto." and scored "passo": asked "pass?", answered "no". Said again, the same
-    garble is not asked "pass?" a second time (four times in one game before): the card the scores put next
-    is asked back, never acted on, and "yes" reveals it. Once the game moves, "pass" may be meant again."""
+    garble is not asked "pass?" a second time (four times in one game before), nor met with silence: the card
+    the scores put next is asked back, never acted on, and "yes" reveals it. Once the game moves, "pass" may
+    be meant again."""
     host, said, game = table("classic-en")
     host.hear("music, two")
     cards = tuple(game.visible_cards())
-    host.hear(_pass_over_a_card(cards, "I now posted"))
+    host.hear(_pass_over_a_card(cards, garble))
     assert "pass" in said.lines[-1].lower() and host.question is not None
     host.hear("no")
     before = len(game.events)
-    host.hear(_pass_over_a_card(cards, "I now posted"))
+    host.hear(_pass_over_a_card(cards, garble))
     assert host.pending_candidates == [cards[0]] and kinds(game, before) == []
     host.hear("yes")
     assert kinds(game, before)[0] == "guess" and host.moment().denied_commands == ()

@@ -82,6 +82,8 @@ def take_up(heard: Heard, moment: Moment) -> TakenUp:
         form = replace(form, talk=False)
     if isinstance(understood, HeardCorrection | HeardSide):
         form = replace(form, talk=False)  # "no, fruit": the spymaster correcting the clue; "player A": no talk
+    if form.talk and _denied_again(heard, reading):
+        form = replace(form, talk=False)  # "Eu não posto." taken up as "passo?" and denied: still a move, heard again
     garbled_ending = (
         moment.awaited is Awaited.OVER
         and isinstance(understood, NotUnderstood)
@@ -104,6 +106,19 @@ def take_up(heard: Heard, moment: Moment) -> TakenUp:
         verdict = Attention.SORRY  # likely said to the host, and like a move: the player must know it was heard
     hedge = verdict is Attention.ASK_BACK or (named is Attention.ASK_BACK and verdict is Attention.TAKE)
     return TakenUp(heard, form, reading, hedged(understood) if hedge else understood, verdict, hedge, named)
+
+
+def _denied_again(heard: Heard, reading: Reading) -> bool:
+    """Whether the line, but for what the table answered "no" to (`Moment.denied`), is that very move again:
+    the host took it up as a move before ("passo?", a command read from the whole line), so it is no talk
+    now that the scores' next card is weighed instead."""
+    moment = reading.moment
+    if not (moment.denied or moment.denied_commands):
+        return False
+    before = decide(heard, reading.again(replace(moment, denied=(), denied_commands=())))
+    if isinstance(before, HeardCommand):
+        return before.command in moment.denied_commands
+    return isinstance(before, HeardGuess) and before.card in moment.denied
 
 
 def correction(reading: Reading) -> HeardCorrection | None:
