@@ -186,3 +186,6 @@ def test_a_card_answered_no_is_set_aside_unless_named_in_words() -> None:
     named = replace(garbled, text="cherry")
     kept = decide(named, Reading(named.text, denied, named.confidence), model)
     assert isinstance(kept, HeardGuess) and kept.card == "CHERRY"
+    slip = replace(garbled, text="sherry")  # a slip away: MBROLA pt1's "orelha" heard "Lhena." read as HIENA
+    aside = decide(slip, Reading(slip.text, denied, slip.confidence), model)
+    assert isinstance(aside, HeardGuess) and (aside.card, aside.action) == ("WALRUS", Action.CONFIRM)

@@ -166,7 +166,8 @@ def evidence(heard: Heard, reading: Reading, model: Calibration) -> Evidence | N
 
 def _undenied(logits: dict[str, float], reading: Reading) -> tuple[dict[str, float], bool]:
     """The logits without the moves the table said "no" to since the game last moved (`Moment.denies`:
-    "passo?" - "não"), unless the words name them; and whether one of them led. A human host does not ask
+    "passo?" - "não"), unless the words name them plainly (as typed, not a slip away); and whether one of
+    them led. A human host does not ask
     "pass?" again of the same garble ("Eu não posto." for "aeroporto", four times in a game): the next
     phrase is weighed instead, and asked back, never acted on, since what led was wrong."""
     moment = reading.moment
@@ -174,8 +175,9 @@ def _undenied(logits: dict[str, float], reading: Reading) -> tuple[dict[str, flo
         return logits, False
     vocab = vocabulary(moment.lang)
     typed = reading.typed
-    named_card = typed.card if isinstance(typed, HeardGuess) else None
-    named_command = typed.command if isinstance(typed, HeardCommand) else None
+    plainly = typed.action is Action.ACCEPT and typed.confidence >= 1.0  # a slip ("Lhena." for HIENA) is no word of it
+    named_card = typed.card if isinstance(typed, HeardGuess) and plainly else None
+    named_command = typed.command if isinstance(typed, HeardCommand) and plainly else None
     denied = {
         phrase
         for phrase in logits
