@@ -296,3 +296,36 @@ def test_at_a_question_no_in_words_is_no_whatever_the_scores(leading: str) -> No
 def test_only_a_whole_move_is_closed_without_waiting_out_the_silence(said: str, guessing: bool, whole: bool) -> None:
     assert whole_move(Heard(said), moment(guessing)) is whole
     assert not whole_move(Heard(said), moment(guessing).over_talk())  # over the host's voice: only "stop"
+
+
+def test_the_host_reads_no_vocabulary_file_per_utterance(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host asks its name for every moment and view (the ears ask the moment several times an
+    utterance): reading pt-PT's vocabulary afresh each time cost 100 ms an utterance before the answer."""
+    import importlib
+    import json
+    from pathlib import Path
+
+    from engine.board import Board
+    from engine.editions import new_game
+    from engine.variants import Variants
+    from voicehost.prompts import Prompts
+    from voicehost.referee.host import Host, HostSettings
+
+    board_file = Path(__file__).resolve().parents[1] / "boards" / "classic-pt-PT.json"
+    board = Board.from_dict(json.loads(board_file.read_text(encoding="utf-8")))
+
+    class Quiet:
+        def say(self, text: str) -> None:
+            """Nothing said."""
+
+    host = Host(new_game(board, Variants()), Prompts.load(board.lang), Quiet(), settings=HostSettings())
+    host.start()
+    host.hear("música, dois")  # the language's files are read once, on first use
+    vocabulary_files = importlib.import_module("voicehost.understanding.vocabulary")  # the module, not the function
+    reads: list[str] = []
+    read = vocabulary_files._read_table
+    monkeypatch.setattr(vocabulary_files, "_read_table", lambda name: reads.append(name) or read(name))
+    for line in ("colher", "sim", "passo", "cidade, dois"):
+        host.moment()
+        host.hear(line)
+    assert reads == []

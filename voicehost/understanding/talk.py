@@ -121,8 +121,11 @@ def _command_phrases(lang: Lang) -> frozenset[tuple[str, ...]]:
     return frozenset(key for mapping in (vocab.commands, *vocab.phase_commands.values()) for key in mapping)
 
 
+@cache
 def spoken_host_name(lang: Lang) -> str:
-    """The host's first name in the vocabulary, as written: what the host tells players to call it."""
+    """The host's first name in the vocabulary, as written: what the host tells players to call it. Read
+    once per language: the host asks it for every moment and view, and reading the vocabulary file afresh
+    (pt-PT's resolved from pt-BR's) cost 100 ms an utterance in pt-PT, on the way to the answer."""
     from voicehost.understanding.vocabulary import resolved_table
 
     names = resolved_table(lang.value).get("host_names") or ["host"]
