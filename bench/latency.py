@@ -15,8 +15,8 @@ Its stages, from what the watched parts did (wall time, `time.perf_counter`): *p
 of speech to the start of the recognition whose result the host used (the first pause of
 `vad.PAUSE_MS`, or later); *encode*, *transcript*, *scores*, the recognizer's own (`Heard.timings`);
 *→ result*, from the end of speech to when the ears handed the utterance to the host (the closing
-silence of `vad.END_SILENCE_MS`, `vad.WHOLE_CLOSE_MS` for a whole move, held longer for an unfinished
-clue word, or the recognition's end if later); *decision*, from there to the synthesis of the answer starting (`Host.hear`: the take-up,
+silence of `vad.END_SILENCE_MS`, held longer for an unfinished clue word, or the recognition's end if
+later); *decision*, from there to the synthesis of the answer starting (`Host.hear`: the take-up,
 the rules, the announcer's text); *synthesis*, the synthesizer's time for the whole answer (espeak-ng
 writes it whole before the first sample).
 
@@ -54,7 +54,7 @@ from engine.events import EventType
 from engine.lang import Lang
 from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.ears.heard import Heard, MomentSource, Preparing, Recognizer
-from voicehost.ears.streams import Ears, Endpoints, SegmentedEars
+from voicehost.ears.streams import Ears, SegmentedEars, Unfinished
 from voicehost.frontends.voice_loop import VoiceLoop
 from voicehost.mouth import SpeakerMouth, SpeechSynthesizer
 from voicehost.prompts import Prompts
@@ -163,9 +163,9 @@ class WatchedEars:
         self._ears, self._watch = ears, watch
 
     def utterances(
-        self, chunks: Iterable[Audio], moment: MomentSource, endpoints: Endpoints | None = None
+        self, chunks: Iterable[Audio], moment: MomentSource, unfinished: Unfinished | None = None
     ) -> Iterator[Heard]:
-        for heard in self._ears.utterances(chunks, moment, endpoints):
+        for heard in self._ears.utterances(chunks, moment, unfinished):
             self._watch.handed.append((time.perf_counter(), heard))
             yield heard
 

@@ -12,7 +12,7 @@ from engine.lang import Lang
 from voicehost.decision import calibration
 from voicehost.ears.heard import ClosedSet, Heard
 from voicehost.referee.attention import Attention
-from voicehost.referee.take_up import heard_afresh, take_up, whole_move
+from voicehost.referee.take_up import heard_afresh, take_up
 from voicehost.understanding import Action, HeardCommand, HeardGuess
 from voicehost.understanding.moment import Awaited, ListenMode, Moment
 from voicehost.understanding.results import Command, HeardClueCheck
@@ -280,22 +280,6 @@ def test_at_a_question_no_in_words_is_no_whatever_the_scores(leading: str) -> No
     closed = _scored(**{leading: -0.5, "no": -3.0})
     taken = take_up(Heard("Wrong.", 0.49, closed=closed, transcript_logprob=-1.0), _asked("WALRUS")).understood
     assert isinstance(taken, HeardCommand) and taken.command is Command.NO
-
-
-@pytest.mark.parametrize(
-    ("said", "guessing", "whole"),
-    [
-        ("walrus", True, True),  # a card acted on
-        ("pass", True, True),
-        ("music, two", False, True),  # a clue and its number
-        ("music", False, False),  # a clue's word alone: its number may follow ("frutta ... tre")
-        ("I think it's the", True, False),  # a lead-in, its card to come
-        ("we should think about this one", True, False),  # talk
-    ],
-)
-def test_only_a_whole_move_is_closed_without_waiting_out_the_silence(said: str, guessing: bool, whole: bool) -> None:
-    assert whole_move(Heard(said), moment(guessing)) is whole
-    assert not whole_move(Heard(said), moment(guessing).over_talk())  # over the host's voice: only "stop"
 
 
 def test_the_host_reads_no_vocabulary_file_per_utterance(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from typing import TYPE_CHECKING, Final, Protocol
@@ -20,22 +20,16 @@ VOSK_ENDPOINT_SECONDS: Final = 0.5
 SECONDS_PER_WORD: Final = 0.5
 
 
-class Endpoints(Protocol):
-    """What the host makes of an utterance heard so far, at its first pause: unfinished and worth waiting a
-    moment for (a clue's word said without its number: `voicehost.decision.unfinished`), or a whole move it
-    acts on or asks back now, closed without waiting out the silence (`voicehost.referee.take_up.whole_move`).
-    Given by the voice loop."""
-
-    def unfinished(self, heard: Heard, moment: Moment) -> bool: ...
-
-    def whole(self, heard: Heard, moment: Moment) -> bool: ...
+Unfinished = Callable[[Heard, Moment], bool]
+"""Whether an utterance heard so far is unfinished and worth waiting a moment for (a clue's word said
+without its number): the decision's to say (`voicehost.decision.unfinished`), given by the voice loop."""
 
 
 class Ears(Protocol):
     """Turns a stream of audio chunks into utterances, reading what the host waits for from `moment`."""
 
     def utterances(
-        self, chunks: Iterable[Audio], moment: MomentSource, endpoints: Endpoints | None = None
+        self, chunks: Iterable[Audio], moment: MomentSource, unfinished: Unfinished | None = None
     ) -> Iterator[Heard]: ...
 
 
@@ -53,11 +47,10 @@ class SegmentedEars:
         self._segmenter = segmenter
 
     def utterances(
-        self, chunks: Iterable[Audio], moment: MomentSource, endpoints: Endpoints | None = None
+        self, chunks: Iterable[Audio], moment: MomentSource, unfinished: Unfinished | None = None
     ) -> Iterator[Heard]:
-        """`endpoints`: asked at the end of each utterance whether to wait a moment for more (the
-        segmenter's `hold`), and earlier whether it is a whole move to close at once (`whole`), both on the
-        recognizer's result for the audio as it stands."""
+        """`unfinished`: asked at the end of each utterance whether to wait a moment for more (the
+        segmenter's `hold`), on the recognizer's result for the audio as it stands."""
         if self._segmenter is None:
             from voicehost.ears.vad import Segmenter
 
@@ -69,25 +62,20 @@ class SegmentedEars:
                 now = moment()
                 ahead[:] = [(utterance.audio, now, hearing.submit(self.recognizer.recognize, utterance.audio, now))]
 
-            def heard_at_pause(utterance: Utterance) -> tuple[Heard, Moment]:
-                """The result for the utterance as it stands: the one begun at its pause, when the audio and
-                the moment are still the same, else heard now (and kept for its close)."""
+            def hold(utterance: Utterance) -> bool:
+                if unfinished is None:
+                    return False
                 now = moment()
                 early = ahead[-1] if ahead else None
                 if early is not None and early[1] == now and np.array_equal(early[0], utterance.audio):
-                    return early[2].result(), now
-                heard = hearing.submit(self.recognizer.recognize, utterance.audio, now).result()
-                ahead[:] = [(utterance.audio, now, _done(heard))]
-                return heard, now
-
-            def hold(utterance: Utterance) -> bool:
-                return endpoints is not None and endpoints.unfinished(*heard_at_pause(utterance))
-
-            def whole(utterance: Utterance) -> bool:
-                return endpoints is not None and endpoints.whole(*heard_at_pause(utterance))
+                    heard = early[2].result()
+                else:
+                    heard = hearing.submit(self.recognizer.recognize, utterance.audio, now).result()
+                    ahead[:] = [(utterance.audio, now, _done(heard))]
+                return unfinished(heard, now)
 
             talking = lambda: moment().over_host  # noqa: E731
-            segments = self._segmenter.utterances(chunks, talking=talking, on_pause=on_pause, hold=hold, whole=whole)
+            segments = self._segmenter.utterances(chunks, talking=talking, on_pause=on_pause, hold=hold)
             self._prepare(moment)  # the board dealt or resumed: made ready while the host opens the game
             for utterance in segments:
                 now = moment()
@@ -120,9 +108,9 @@ class StreamingEars:
         self.recognizer = recognizer
 
     def utterances(
-        self, chunks: Iterable[Audio], moment: MomentSource, endpoints: Endpoints | None = None
+        self, chunks: Iterable[Audio], moment: MomentSource, unfinished: Unfinished | None = None
     ) -> Iterator[Heard]:
-        """(vosk ends utterances itself: `endpoints` are not asked.)"""
+        """(vosk ends utterances itself: `unfinished` is not asked.)"""
         position = [0]
 
         def counted() -> Iterator[Audio]:

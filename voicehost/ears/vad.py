@@ -25,12 +25,6 @@ PAUSE_MS: Final = 96
 """A silence this long may be the end: the utterance as it stands is handed out at once (`on_pause`), so
 it can be heard while the silence goes on, and kept if the speech does not resume. An utterance keeps
 this much of its closing silence, whether it was heard then or at its close: the same audio either way."""
-WHOLE_CLOSE_MS: Final = 160
-"""A whole move (`whole`: the host acts on it or asks it back, as heard from the pause on) closes after
-this much silence rather than END_SILENCE_MS: the time between a move said and the host's
-answer is mostly this silence. Longer than a gap between words (under 150 ms in the bench's voices); a
-comma's pause inside a move is longer (300-400 ms), but what comes before it is no whole move ("frutta",
-"eu acho que é", "row two": unfinished or not understood) and waits as before."""
 PRE_ROLL_MS: Final = 160
 """Audio kept from before the detected start, so first consonants are not clipped."""
 MIN_SPEECH_MS: Final = 150
@@ -118,24 +112,19 @@ class Segmenter:
         talking: Callable[[], bool] | None = None,
         on_pause: Callable[[Utterance], None] | None = None,
         hold: Callable[[Utterance], bool] | None = None,
-        whole: Callable[[Utterance], bool] | None = None,
     ) -> Iterator[Utterance]:
         """Utterances as they end; while `talking()` (the host's voice is in the room), overlapping
         slices of TALKING_SLICE_S, so that what a player says over it is heard at once. `on_pause` gets
         the utterance as it stands when a silence of PAUSE_MS begins that may end it: if the speech
         does not resume, the utterance yielded later holds the very same audio. `hold` is asked, when the
         closing silence is reached, whether the utterance as it stands is unfinished: the silence must
-        then last HOLD_MS more to close it, and speech resumed before that goes on in the same utterance.
-        `whole` is asked, when the silence reaches WHOLE_CLOSE_MS, whether the utterance as it stands is a
-        whole move: it is then closed at once. Asked at that window and no other (the answer waited for), so
-        where an utterance ends does not depend on how fast the chunks come or the recognizer is."""
+        then last HOLD_MS more to close it, and speech resumed before that goes on in the same utterance."""
         window_s = WINDOW / SAMPLE_RATE
         slice_windows = round(TALKING_SLICE_S / window_s)
         overlap_windows = round(TALKING_OVERLAP_S / window_s)
         end_windows = max(1, round(END_SILENCE_MS / 1000 / window_s))
         hold_windows = round(HOLD_MS / 1000 / window_s)
         pause_windows = max(1, min(end_windows, round(PAUSE_MS / 1000 / window_s)))
-        whole_windows = max(pause_windows + 1, round(WHOLE_CLOSE_MS / 1000 / window_s))
         pre_windows = round(PRE_ROLL_MS / 1000 / window_s)
         min_windows = max(1, round(MIN_SPEECH_MS / 1000 / window_s))
         max_windows = round(MAX_UTTERANCE_S / window_s)
@@ -187,18 +176,7 @@ class Segmenter:
                     )
                     if hold(at_pause):
                         closing = end_windows + hold_windows
-                closed_whole = False
-                if silent == whole_windows < closing and whole is not None and voiced >= min_windows and not sliced:
-                    kept = len(speech) - (silent - pause_windows)
-                    closed_whole = whole(
-                        Utterance(
-                            np.concatenate(speech[:kept]),
-                            start * window_s,
-                            (position - silent) * window_s,
-                            position * window_s,
-                        )
-                    )
-                if silent >= closing or len(speech) >= max_windows or sliced or closed_whole:
+                if silent >= closing or len(speech) >= max_windows or sliced:
                     if voiced >= min_windows:
                         kept = len(speech) - max(0, silent - pause_windows)  # the same audio as at the pause
                         yield Utterance(

@@ -23,7 +23,6 @@ from voicehost.diagnostics import HEARD
 from voicehost.ears.heard import Heard
 from voicehost.ears.streams import Ears
 from voicehost.referee.host import Host
-from voicehost.referee.take_up import whole_move
 from voicehost.understanding.moment import Moment
 from voicehost.understanding.reading import Reading
 
@@ -118,16 +117,6 @@ class EchoGate:
         return int(self._talk[-1][2]) if speaking and self._talk else None
 
 
-class HostEndpoints:
-    """When an utterance ends, as the host judges what was heard so far (`voicehost.ears.streams.Endpoints`)."""
-
-    def unfinished(self, heard: Heard, moment: Moment) -> bool:
-        return unfinished(heard, moment)
-
-    def whole(self, heard: Heard, moment: Moment) -> bool:
-        return whole_move(heard, moment)
-
-
 class VoiceLoop:
     """Feeds the host what the ears hear until the game ends or the audio does."""
 
@@ -146,7 +135,7 @@ class VoiceLoop:
         self._stop = threading.Event()
 
     def run(self, chunks: Iterable[Audio]) -> None:
-        for heard in self.ears.utterances(self.gate.watch(chunks), self._moment, HostEndpoints()):
+        for heard in self.ears.utterances(self.gate.watch(chunks), self._moment, unfinished):
             self.heard.append(heard)
             self._log(heard)
             if self.gate.overlaps(heard):

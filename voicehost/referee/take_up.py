@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from voicehost.decision import calibration, decide, ending_near, unfinished
+from voicehost.decision import calibration, decide, ending_near
 from voicehost.decision.cards import UNCLEAR_SHARE
 from voicehost.ears.heard import Heard
 from voicehost.referee.attention import Attention, attend, hedged
@@ -20,7 +20,6 @@ from voicehost.understanding import (
     HeardClue,
     HeardCommand,
     HeardGuess,
-    HeardWord,
     NotUnderstood,
     Understanding,
     match_card,
@@ -120,21 +119,6 @@ def _denied_again(heard: Heard, reading: Reading) -> bool:
     if isinstance(before, HeardCommand):
         return before.command in moment.denied_commands
     return isinstance(before, HeardGuess) and before.card in moment.denied
-
-
-def whole_move(heard: Heard, moment: Moment) -> bool:
-    """Whether an utterance heard at its first pause is a whole move: the host acts on it or asks it back
-    now (a card, a clue with its number, a command, an answer), so the ears close it without waiting out
-    the silence (`voicehost.ears.vad.WHOLE_CLOSE_MS`). What the host would let be or answer "Sorry?" may
-    go on ("eu acho que é ..."), and what is unfinished waits longer (`voicehost.decision.unfinished`)."""
-    if moment.over_host:
-        return False
-    taken = take_up(heard, moment)
-    if taken.verdict not in (Attention.TAKE, Attention.ASK_BACK):
-        return False
-    if isinstance(taken.understood, NotUnderstood | HeardWord | HeardSide):
-        return False
-    return not unfinished(heard, moment)
 
 
 def correction(reading: Reading) -> HeardCorrection | None:
