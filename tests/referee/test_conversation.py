@@ -565,3 +565,16 @@ def test_pass_said_in_words_after_a_no_still_passes() -> None:
     before = len(game.events)
     host.hear(_pass_over_a_card(cards, "Pass."))
     assert kinds(game, before) == ["turn_ended"]
+
+
+def test_a_no_sets_a_move_aside_for_the_next_line_only() -> None:
+    """A "yes" misheard as "no" must not lock a card out: after a line in between, the garble is asked about
+    what the scores put first again."""
+    host, said, game = table("classic-en")
+    host.hear("music, two")
+    cards = tuple(game.visible_cards())
+    host.hear(_pass_over_a_card(cards, "I now posted"))
+    host.hear("no")
+    host.hear("we should think about this one for a while")  # talk in between
+    host.hear(_pass_over_a_card(cards, "I now posted"))
+    assert "pass" in said.lines[-1].lower() and host.pending_candidates == []

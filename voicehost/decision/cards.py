@@ -165,8 +165,8 @@ def evidence(heard: Heard, reading: Reading, model: Calibration) -> Evidence | N
 
 
 def _undenied(logits: dict[str, float], reading: Reading) -> tuple[dict[str, float], bool]:
-    """The logits without the moves the table said "no" to since the game last moved (`Moment.denies`:
-    "passo?" - "não"), unless the words name them plainly (as typed, not a slip away); and whether one of
+    """The logits without the moves the table has just said "no" to (`Moment.denies`: "passo?" - "não"),
+    unless the words name them plainly (as typed, not a slip away); and whether one of
     them led. A human host does not ask
     "pass?" again of the same garble ("Eu não posto." for "aeroporto", four times in a game): the next
     phrase is weighed instead, and asked back, never acted on, since what led was wrong."""

@@ -119,8 +119,8 @@ class Listen:
 
 @dataclass(frozen=True)
 class Denied:
-    """The table answered "no" to a move asked back ("CEREJA?", "pass?"): until the game moves, the scores
-    alone do not offer it again (`Moment.denied`)."""
+    """The table answered "no" to a move asked back ("CEREJA?", "pass?"): the scores alone do not offer it to
+    the next line (`Moment.denied`). One line only: a "yes" misheard as "no" must not lock a card out."""
 
     cards: tuple[str, ...] = ()
     commands: tuple[Command, ...] = ()

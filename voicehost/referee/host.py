@@ -108,7 +108,7 @@ class Host:
         self._hinted = False  # the addressed way is explained once a game, then moves not said to the host are let be
         self._reasked = False  # the pending question was asked again after an interjection (once only)
         self._unclear: str | None = None  # the card the line just answered "Sorry?" came near (`Moment.unclear`)
-        self._denied = Denied()  # what the table answered "no" to since the game last moved (`Moment.denied`)
+        self._denied = Denied()  # what the table just answered "no" to (`Moment.denied`), for the next line only
         self._heard_since_clue = 0  # utterances taken up since the last clue was given: a correction comes first
 
     # ---- what the table sees and hears --------------------------------------------------------
@@ -268,6 +268,7 @@ class Host:
         moment = self.moment()
         taken = take_up(heard, moment)
         self._unclear = None  # only the line right after a "Sorry?" is heard as its repeat
+        self._denied = Denied()  # only the line right after a "no" is heard with what was denied set aside
         self.attention = taken.verdict
         self._heard_since_clue += 1
         question = self.question
@@ -458,7 +459,6 @@ class Host:
         """Persist the events, say what they mean, and do what the host does on its own."""
         game = self.game
         events = list(events)
-        self._denied = Denied()  # the game moved: what was answered "no" before may be meant now
         if any(event.type is EventType.CLUE for event in events):
             self._heard_since_clue = 0
         if game.state.phase is Phase.SIMULATED_TURN and self.settings.simulated == "random":

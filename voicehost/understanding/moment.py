@@ -46,8 +46,8 @@ class Moment:
     offers: tuple[str, ...] | None = None  # a yes-or-no question's cards ("CEREJA?"); None: no such question
     before: tuple[tuple[str, float], ...] = ()  # what the first hearing made of the cards asked about
     unclear: str | None = None  # the card the scores came near in the line just answered "Sorry?"
-    denied: tuple[str, ...] = ()  # cards asked back and answered "no" since the game last moved
-    denied_commands: tuple[Command, ...] = ()  # moves asked back and answered "no" ("pass?" - "no") since then
+    denied: tuple[str, ...] = ()  # cards asked back and answered "no" by the line just before
+    denied_commands: tuple[Command, ...] = ()  # moves asked back and answered "no" ("pass?" - "no") by it
     listening: ListenMode = ListenMode.OPEN
     host_names: tuple[str, ...] = ()  # every name the host answers to, the one it tells players first
     over_host: bool = False  # the host is talking: only a player's "stop" counts, the rest is its echo
@@ -124,8 +124,8 @@ class Moment:
         return replace(self, asked=False, offers=None, before=())
 
     def denies(self, phrase: str, command: Command | None) -> bool:
-        """Whether the table said "no" to the move `phrase` says (a card, or `command`) since the game last
-        moved: the scores alone do not offer it again (`voicehost.decision.cards`)."""
+        """Whether the table just said "no" to the move `phrase` says (a card, or `command`): the scores alone
+        do not offer it to the next line (`voicehost.decision.cards`)."""
         return phrase in self.denied or (command is not None and command in self.denied_commands)
 
     def over_talk(self) -> Moment:
