@@ -123,26 +123,6 @@ def test_a_new_boards_other_lengths_are_ready_after_its_first_move(whisper: obje
     assert dict(later.timings)["priors"] == 0.0
 
 
-def test_a_board_prepared_when_dealt_pays_no_priors_on_its_first_guess(whisper: object) -> None:
-    """The ears prepare a board when it is dealt (the host's opening takes seconds): the priors of every
-    phrase its guesses score come then, so its first guess pays nothing for them."""
-    import random
-
-    from engine.board import deal_competitive
-    from engine.decks import words
-    from engine.lang import Lang
-    from voicehost.ears.recognizers.whisper import WhisperRecognizer
-    from voicehost.understanding.moment import Awaited, moment_for
-
-    assert isinstance(whisper, WhisperRecognizer)
-    table = deal_competitive(list(words(Lang.EN)), Lang.EN, random.Random(11))  # cards no other test hears
-    cards = tuple(dict.fromkeys((*table.cards[:24], "SUBMARINE")))[-25:]
-    whisper.prepare(moment_for(table.lang, cards, table.grid.columns, Awaited.CLUE))  # as dealt: a clue awaited
-    assert whisper.wait_prepared(120)
-    first = whisper.recognize(said("en-us", "submarine"), moment_for(table.lang, cards, 5, Awaited.GUESS))
-    assert dict(first.timings)["priors"] == 0.0
-
-
 def test_a_recognizer_no_longer_used_is_freed() -> None:
     """A recognizer holds some 300 MB: when nothing refers to it any more it must go (a cache on one of its
     methods, and a handler for the process's exit, each kept every recognizer alive)."""

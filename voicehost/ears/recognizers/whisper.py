@@ -44,7 +44,7 @@ from voicehost.ears.recognizers.whisper_tree import DecoderFormatError, Memory, 
 from voicehost.speech_models import ModelError, reinstall_advice
 from voicehost.understanding import Action, Command, HeardGuess, command_phrases, normalize, spoken_numbers, vocabulary
 from voicehost.understanding.moment import Awaited, Moment
-from voicehost.understanding.positions import garbled_place_ways, places_to_score, scored_places
+from voicehost.understanding.positions import garbled_place_ways, places_to_score
 from voicehost.understanding.reading import Reading
 from voicehost.understanding.vocabulary import ending_phrases
 
@@ -262,12 +262,9 @@ class WhisperRecognizer:
 
     def prepare(self, moment: Moment, *, wait: bool = False) -> None:
         """Make the examples of the board's cards (the second signal's, said by the host's voices) when
-        they are not made yet, in the background unless `wait`, and the priors of every phrase a guess on
-        this board scores (its cards, the commands and answers, the grid's places) for the usual lengths of
-        utterance, in the background: the ears ask it when they start listening to a board (dealt or
-        resumed) and after each move (a new game), and the recognizer on each utterance of a board, so that
-        the board's first guess waits for neither (the priors cost a new board's first guess 50 ms and
-        more; `wait_prepared` waits for them)."""
+        they are not made yet, in the background unless `wait`: the ears ask it when they start listening
+        to a board (dealt or resumed) and after each move (a new game), and the recognizer on each utterance
+        of a board, so that the board's first guess does not wait for them."""
         cards = moment.board
         if not cards:
             return
@@ -275,7 +272,6 @@ class WhisperRecognizer:
             self._examples.prepare(moment.lang, cards)
         else:
             self._examples.prepare_in_background(moment.lang, cards)
-        self._prepare_ahead(moment.lang, self._sot_sequence(moment.lang), board_phrases(moment))
 
     def _board_examples(self, lang: Lang, cards: tuple[str, ...]) -> list[Example]:
         """The examples of the board's cards. Missing ones are made, or waited for while the background
@@ -561,14 +557,6 @@ def phrases_scored(moment: Moment) -> tuple[str, ...]:
     if moment.over_host:
         return tuple(p for p in command_phrases(moment.lang, Command.STOP_TALKING) if len(p.split()) == 1)
     return ending_phrases(moment.lang)
-
-
-def board_phrases(moment: Moment) -> tuple[str, ...]:
-    """Every phrase a guess on the moment's board may score (`_closed_set`): the cards not yet covered,
-    "yes" and "no", "pass" and the read-only commands, and every way of saying a place of the grid."""
-    lang = moment.lang
-    places = tuple(way.phrase for way in scored_places(lang)) if moment.grid is not None else ()
-    return tuple(dict.fromkeys((*moment.visible, *extra_phrases(lang, False), *extra_phrases(lang, True), *places)))
 
 
 def extra_phrases(lang: Lang, answering: bool) -> tuple[str, ...]:
