@@ -525,6 +525,50 @@ def test_a_card_near_twice_in_a_row_is_asked_back_after_the_sorry() -> None:
         use(None)
 
 
+def _near(cards: tuple[str, ...], first: int, second: int, text: str = "Mind-drink") -> Heard:
+    """A line the scores put on `cards[first]`, half a nat ahead of `cards[second]`, every other card far."""
+    logits = tuple(0.0 if i == first else -0.5 if i == second else -12.0 for i in range(len(cards)))
+    closed = ClosedSet(cards, logits, logits, tuple(0.0 for _ in cards))
+    return Heard(text, 0.2, closed=closed, transcript_logprob=-2.0)
+
+
+def test_a_card_said_again_after_silence_is_asked_back_from_both_hearings() -> None:
+    """In a din "reindeer" comes out "20z", then "Mind-drink-dumbo": each line alone is far under the point
+    to ask back (silence), both put the same card first. Heard together (their log-shares add up), the card
+    is asked back, never revealed at once; named, it is revealed. Lines near different cards, or a line in
+    between that scores nothing, do not add up; a card said plainly after a line let be is acted on as ever."""
+    from voicehost.decision import FEATURES, calibration
+    from voicehost.decision.calibration import Logistic, use
+
+    weights = tuple(5.0 if name == "margin" else 0.0 for name in FEATURES)
+    by_margin = Logistic(-4.0, weights, act=0.9, ask=0.7)  # half a nat: 0.18 (silence); one nat: 0.73 (asked)
+    host, said, game = table("classic-en")
+    host.hear("music, two")
+    board, team = game.board, game.current_player.value
+    own = [card for card, key in zip(board.cards, board.key, strict=True) if key.value == team]
+    cards = (*own[:2], *(card for card in game.visible_cards() if card not in own[:2]))  # two of the team's first
+    use(replace(calibration(), by_lang={"en": by_margin}))
+    try:
+        count = len(said.lines)
+        host.hear(_near(cards, 0, 1, "I want it"))
+        assert said.lines[count:] == [] and host.question is None  # one hearing alone: silence
+        host.hear(_near(cards, 0, 1))
+        assert host.pending_candidates[0] == cards[0] and kinds(game)[-1] == "clue"  # asked, not revealed
+        host.hear(cards[0].lower())
+        assert cards[0] not in game.visible_cards()
+
+        count = len(said.lines)
+        host.hear(_near(cards, 2, 3))
+        host.hear(_near(cards, 3, 2))  # near another card: the two hearings cancel out
+        host.hear("we should think about this one for a while")  # talk that scores nothing clears them
+        host.hear(_near(cards, 2, 3))
+        assert said.lines[count:] == [] and host.question is None
+        host.hear(cards[1].lower())  # said plainly: acted on at once, as ever
+        assert cards[1] not in game.visible_cards()
+    finally:
+        use(None)
+
+
 def _pass_over_a_card(cards: tuple[str, ...], text: str) -> Heard:
     """A line the scores put "pass" first on (0.88), the board's first visible card second."""
     phrases = ("pass", *cards)

@@ -61,10 +61,18 @@ def card_verdict(heard: Heard, reading: Reading, model: Calibration) -> Understa
         return _by_place(heard, placed, model, again=moment.unclear == placed.card)
     if isinstance(said, OffGrid) or (isinstance(said, HeardGuess) and said.place):
         return said
-    cards = moment.cards
     found = evidence(heard, reading, model)
     if found is None:
         return said
+    verdict = _weighed(heard, reading, found, model)
+    if isinstance(verdict, NotUnderstood) and moment.let_be and not moment.answering:
+        return _said_again(heard, reading, model) or verdict
+    return verdict
+
+
+def _weighed(heard: Heard, reading: Reading, found: Evidence, model: Calibration) -> Understanding:
+    """What the evidence of this line says: a card acted on, asked back or asked again, or a command."""
+    moment = reading.moment
     if found.features is None:
         if vocabulary(moment.lang).scored_command(found.top) is None:
             return NotUnderstood(heard.text, Action.REPROMPT, 0.0)  # another card than asked about: no answer
@@ -73,14 +81,66 @@ def card_verdict(heard: Heard, reading: Reading, model: Calibration) -> Understa
         return _answer_over_card(heard, found, moment.offers)
     guess = model.guess_model(moment.lang)  # the language's own model where one was fitted
     probability = guess.probability(found.features)
-    offered = tuple(
+    again = moment.unclear == found.top
+    act = math.inf if found.after_denial else guess.act  # the table said "no" to what led: ask, never act
+    return _verdict(heard, probability, act, guess.ask, found.top, _offered(found, moment.cards), again=again)
+
+
+def _offered(found: Evidence, cards: Sequence[str]) -> tuple[Candidate, ...]:
+    """The card first and the runners-up worth offering in a question, with their shares."""
+    return tuple(
         Candidate(card, round(100 * found.shares[card], 1))
         for card in sorted((c for c in found.shares if c in cards), key=lambda c: -found.shares[c])
         if found.shares[card] >= ALTERNATIVE_SHARE or card == found.top
     )[:MAX_CANDIDATES]
-    again = moment.unclear == found.top
-    act = math.inf if found.after_denial else guess.act  # the table said "no" to what led: ask, never act
-    return _verdict(heard, probability, act, guess.ask, found.top, offered, again=again)
+
+
+def belief_of(heard: Heard, reading: Reading, model: Calibration) -> tuple[tuple[str, float], ...] | None:
+    """What one line made of every phrase that may be meant now, as log-shares (its logits as the decision
+    weighs them, the moves just denied set aside); None when the ears scored nothing that covers the cards.
+    The host keeps it for a line it let be (`Moment.let_be`): the table says a move again when met with
+    silence, and the next line is heard with it."""
+    moment = reading.moment
+    logits = _logits(heard, moment.cards, moment, model)
+    if logits is None or moment.answering:
+        return None
+    logits, _ = _undenied(logits, reading)
+    top = max(logits.values())
+    total = top + math.log(sum(math.exp(value - top) for value in logits.values()))
+    return tuple((phrase, value - total) for phrase, value in logits.items())
+
+
+def _said_again(heard: Heard, reading: Reading, model: Calibration) -> Understanding | None:
+    """A line the scores alone leave short of asking, heard with the lines just let be (`Moment.let_be`):
+    a player met with silence says the move again, and each hearing of the same speech is evidence of its
+    own, so their log-shares add up (in a din, "reindeer" comes out "20z", then "Mind-drink-dumbo", each
+    under the ask point, both scoring REINDEER first). The move the hearings together put first is asked
+    back from the same calibrated points a single line is asked back from, never acted on at once: the
+    hearings may not all be of one move. None when together they reach no point either."""
+    moment = reading.moment
+    logits = _logits(heard, moment.cards, moment, model)
+    if logits is None:
+        return None
+    logits, _ = _undenied(logits, reading)
+    before = dict(moment.let_be)
+    floor = min(before.values(), default=0.0)
+    together = {phrase: value + before.get(phrase, floor) for phrase, value in logits.items()}
+    shares = _softmax(together)
+    top, share = _lead(shares, moment.lang)
+    if top not in moment.cards:
+        ask = model.pass_share if model.pass_ask_share is None else model.pass_ask_share
+        if vocabulary(moment.lang).scored_command(top) is Command.PASS and share >= ask:
+            return HeardCommand(top, Action.CONFIRM, share, Command.PASS)
+        return None
+    assert heard.closed is not None
+    logprob = dict(zip(heard.closed.phrases, heard.closed.logprobs, strict=True))[top]
+    features = GuessFeatures.of(heard, reading.named, top, together, shares, logprob, moment.lang)
+    guess = model.guess_model(moment.lang)
+    probability = guess.probability(features)
+    if probability < guess.ask:
+        return None
+    found = Evidence(top, share, shares, features)
+    return HeardGuess(heard.text, Action.CONFIRM, probability, top, _offered(found, moment.cards))
 
 
 def _verdict(

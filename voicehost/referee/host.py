@@ -42,7 +42,7 @@ from voicehost.referee.effects import (
 )
 from voicehost.referee.questions import ConfirmGuess, Question
 from voicehost.referee.rulings import PendingClue
-from voicehost.referee.take_up import TakenUp, heard_afresh, take_up, unclear_answer
+from voicehost.referee.take_up import TakenUp, heard_afresh, let_be_belief, take_up, unclear_answer
 from voicehost.referee.timer import SandTimer
 from voicehost.referee.view import HostSettings, View
 from voicehost.understanding import Action, Command, Grid, HeardCommand, HeardGuess, NotUnderstood
@@ -67,6 +67,9 @@ AWAITED = {
 }
 ALTERNATIVE_SHARE = 0.1
 """A recognizer's runner-up card below this share of its belief is not worth offering."""
+LET_BE_LINES = 2
+"""How many lines let be in a row the next line is heard with (`Moment.let_be`): a player met with silence
+says the move again, and the bench's players give up on a move after four tries."""
 
 
 class Host:
@@ -109,6 +112,7 @@ class Host:
         self._reasked = False  # the pending question was asked again after an interjection (once only)
         self._unclear: str | None = None  # the card the line just answered "Sorry?" came near (`Moment.unclear`)
         self._denied = Denied()  # what the table just answered "no" to (`Moment.denied`), for the next line only
+        self._let_be: tuple[tuple[tuple[str, float], ...], ...] = ()  # the beliefs of the lines just let be
         self._heard_since_clue = 0  # utterances taken up since the last clue was given: a correction comes first
 
     # ---- what the table sees and hears --------------------------------------------------------
@@ -165,6 +169,7 @@ class Host:
                 unclear=self._unclear,
                 denied=self._denied.cards,
                 denied_commands=self._denied.commands,
+                let_be=_summed(self._let_be),
                 listening=self.listening,
                 host_names=names,
                 correctable=last is not None
@@ -269,9 +274,13 @@ class Host:
         taken = take_up(heard, moment)
         self._unclear = None  # only the line right after a "Sorry?" is heard as its repeat
         self._denied = Denied()  # only the line right after a "no" is heard with what was denied set aside
+        let_be, self._let_be = self._let_be, ()  # only lines let be in a row are heard together
         self.attention = taken.verdict
         self._heard_since_clue += 1
         question = self.question
+        if taken.verdict in (Attention.IGNORE, Attention.SORRY) and question is None:
+            belief = let_be_belief(taken)
+            self._let_be = () if belief is None else (*let_be[1 - LET_BE_LINES :], belief)
         if taken.verdict is Attention.IGNORE:
             if question is not None and not self._reasked and taken.form.talk:
                 self._reasked = True  # an interjection while a question waits: asked again, once
@@ -391,6 +400,7 @@ class Host:
         self.announce = announcer_for(self.game, self.p, key_pages=self.settings.key_pages)
         self.question = None
         self._denied = Denied()
+        self._let_be = ()
         self.record(self.game.events)
         self.start()
 
@@ -466,3 +476,12 @@ class Host:
         self._on_events(game, events)
         self.say(f"{intro} {self.announce.describe(events)}")
         self.after_change()
+
+
+def _summed(beliefs: Sequence[tuple[tuple[str, float], ...]]) -> tuple[tuple[str, float], ...]:
+    """The log-shares of several lines' beliefs added up, phrase by phrase."""
+    total: dict[str, float] = {}
+    for belief in beliefs:
+        for phrase, value in belief:
+            total[phrase] = total.get(phrase, 0.0) + value
+    return tuple(total.items())

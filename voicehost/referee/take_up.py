@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from voicehost.decision import calibration, decide, ending_near
-from voicehost.decision.cards import UNCLEAR_SHARE
+from voicehost.decision.cards import UNCLEAR_SHARE, belief_of
 from voicehost.ears.heard import Heard
 from voicehost.referee.attention import Attention, attend, hedged
 from voicehost.understanding import (
@@ -119,6 +119,16 @@ def _denied_again(heard: Heard, reading: Reading) -> bool:
     if isinstance(before, HeardCommand):
         return before.command in moment.denied_commands
     return isinstance(before, HeardGuess) and before.card in moment.denied
+
+
+def let_be_belief(taken: TakenUp) -> tuple[tuple[str, float], ...] | None:
+    """What a line the host lets be (silence, or "Sorry?") made of each phrase, for the next line to be heard
+    with (`Moment.let_be`); None when it holds nothing of a guess (no scores of the cards, a question
+    waiting, the host talking)."""
+    moment = taken.reading.moment
+    if not moment.guessing or moment.asked or moment.over_host:
+        return None
+    return belief_of(taken.heard, taken.reading, calibration())
 
 
 def correction(reading: Reading) -> HeardCorrection | None:

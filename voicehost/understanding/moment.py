@@ -48,6 +48,8 @@ class Moment:
     unclear: str | None = None  # the card the scores came near in the line just answered "Sorry?"
     denied: tuple[str, ...] = ()  # cards asked back and answered "no" by the line just before
     denied_commands: tuple[Command, ...] = ()  # moves asked back and answered "no" ("pass?" - "no") by it
+    let_be: tuple[tuple[str, float], ...] = ()  # what the lines just met with silence or "Sorry?" made of each
+    # phrase, log-shares summed (`voicehost.decision.cards.belief_of`): the same move said again adds up
     listening: ListenMode = ListenMode.OPEN
     host_names: tuple[str, ...] = ()  # every name the host answers to, the one it tells players first
     over_host: bool = False  # the host is talking: only a player's "stop" counts, the rest is its echo
