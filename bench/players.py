@@ -26,6 +26,7 @@ event. Everything is seeded: the same commit and the same voices play the same g
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from collections import Counter
 from collections.abc import Generator, Iterator, Sequence
@@ -51,6 +52,7 @@ from engine.legality import Verdict
 from engine.pieces import Identity, Side, Team
 from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.ears.recordings import CHUNK_SECONDS
+from voicehost.ears.vad import WINDOW
 from voicehost.referee.host import Host
 from voicehost.understanding.moment import ListenMode
 from voicehost.understanding.talk import spoken_host_name
@@ -80,6 +82,9 @@ MAX_LINES: Final = 400
 
 GAP_S: Final = 0.5
 """Silence before each line: the player waits for the room to be quiet."""
+ALIGN: Final = math.lcm(round(CHUNK_SECONDS * SAMPLE_RATE), WINDOW)
+"""Each line starts at a multiple of this many samples into the stream (a chunk's and the VAD window's),
+whatever the host's replies took before: the voice activity detector sees it the same way every time."""
 REPLY_WAIT_S: Final = 2.5
 """How long a player waits (in audio) for the host's answer before taking its silence as one."""
 STEP_S: Final = 0.1
@@ -226,7 +231,6 @@ class Table:
         self.tally = Tally()
         self.transcript: list[str] = []
         self.recorded: list[Audio] = []
-        self._rng = np.random.default_rng(seed_of(seed, "hiss"))
         self._position = 0  # samples fed to the loop so far
         self._seen = len(game.events)  # events already judged
         self._given_up: set[str] = set()  # cards the host never took from these voices: name others
@@ -250,9 +254,9 @@ class Table:
 
     def chunks(self) -> Iterator[Audio]:
         """The whole game as the microphone hears it."""
-        yield from self._quiet(GAP_S)
+        yield from self._quiet(GAP_S, "start")
         yield from self.play()
-        yield from self._quiet(GAP_S)
+        yield from self._quiet(GAP_S, "end")
 
     def play(self) -> Generator[Audio, None, None]:
         """The game, move by move, until its end (and a goodbye), or until it cannot go on."""
@@ -282,12 +286,15 @@ class Table:
         for wrong in self.tally.wrong:
             wrong.undone = wrong.seq in self._corrected or _taken_back(self.game.events, wrong.seq)
 
-    def _quiet(self, seconds: float) -> Iterator[Audio]:
-        yield from self._feed(np.zeros(round(seconds * SAMPLE_RATE), dtype=np.float32))
+    def _quiet(self, seconds: float, *key: object) -> Iterator[Audio]:
+        yield from self._feed(np.zeros(round(seconds * SAMPLE_RATE), dtype=np.float32), *key)
 
-    def _feed(self, audio: Audio) -> Iterator[Audio]:
-        """Audio into the microphone, with the room's faint hiss, a chunk at a time."""
-        heard = (audio + self._rng.standard_normal(len(audio)) * HISS).astype(np.float32)
+    def _feed(self, audio: Audio, *key: object) -> Iterator[Audio]:
+        """Audio into the microphone, with the room's faint hiss, a chunk at a time. The hiss is seeded by
+        `key` (which line, which pause), not by what was fed before: a line sounds the same whenever the
+        host answered the one before, so two commits are compared on the same audio, move for move."""
+        hiss = np.random.default_rng(seed_of(self.seed, "hiss", *key)).standard_normal(len(audio))
+        heard = (audio + hiss * HISS).astype(np.float32)
         self.recorded.append(heard)
         self.tally.audio_seconds += len(heard) / SAMPLE_RATE
         size = round(CHUNK_SECONDS * SAMPLE_RATE)
@@ -299,17 +306,20 @@ class Table:
     def _line(self, seat: Seat, text: str, *, answer: bool = False) -> Iterator[Audio]:
         """Say one line into the room and wait for the host's answer (`self._reply`): here the voice
         loop's microphone, fed as fast as the loop takes it. `answer`: the line answers a question."""
-        yield from self._quiet(GAP_S)
+        number = self.tally.lines
+        gap = round(GAP_S * SAMPLE_RATE)
+        aligned = gap + (-(self._position + gap)) % ALIGN  # each line starts on a chunk and a VAD window
+        yield from self._feed(np.zeros(aligned, dtype=np.float32), "gap", number)
         line = self.line(seat, text)
         mark = len(self.heard.said)
         start = self._position
-        yield from self._feed(line.audio)
+        yield from self._feed(line.audio, "line", number)
         speech_end_s = (start + line.speech_end) / SAMPLE_RATE
         ended = len(self.heard.said)
-        waited = 0.0
+        waited, step = 0.0, 0
         while len(self.heard.said) == mark and waited < REPLY_WAIT_S:
-            yield from self._quiet(STEP_S)
-            waited += STEP_S
+            yield from self._quiet(STEP_S, "wait", number, step)
+            waited, step = waited + STEP_S, step + 1
         self._reply = self.heard.said[mark:]
         after = self.heard.said[ended:]
         if after and self.clock is not None:

@@ -246,7 +246,7 @@ class SatelliteTable(Table):
         )
         self.room = room
 
-    def _quiet(self, seconds: float) -> Iterator[Audio]:
+    def _quiet(self, seconds: float, *key: object) -> Iterator[Audio]:
         yield from ()
 
     def _line(self, seat: Seat, text: str, *, answer: bool = False) -> Iterator[Audio]:
