@@ -144,6 +144,31 @@ def test_a_clue_whose_number_is_sure_is_taken_at_once_by_ear() -> None:
     assert (game.events[-1]["word"], game.events[-1]["number"]) == ("mewsic", 2)
 
 
+def _garbled_clue(text: str, number: int) -> Heard:
+    """A clue heard in a din: its word first, its number the first scored (0.87 of the belief) but the free
+    transcript explaining the rest of the audio far better (5.6 nats): alone, no clue."""
+    word = text.split()[0]
+    numbers = ClueNumbers(word, -0.8, 1, (number, 4, 0), (-8.6, -10.8, -12.2), -3.8)
+    return Heard(text, 0.3, numbers=numbers)
+
+
+def test_a_clue_said_again_after_silence_is_asked_back_from_both_hearings() -> None:
+    """ "music, two" in a din comes out "Music tour", then "music should be like": each alone is no clue
+    (silence), both have the word "music" and put 2 first. Heard together, the clue is asked back, never
+    given at once; "yes" gives it. A line with another word does not add up with them."""
+    host, said, game = table("classic-en")
+    count = len(said.lines)
+    host.hear(_garbled_clue("Music tour", 2))
+    assert said.since(count) == [] and host.question is None
+    host.hear(_garbled_clue("Garden should be like", 2))  # another word: no second hearing of the first
+    assert said.since(count) == [] and host.question is None
+    host.hear(_garbled_clue("garden tour", 2))
+    assert host.pending_clue is not None and (host.pending_clue.word, host.pending_clue.number) == ("garden", 2)
+    assert kinds(game) == ["game_started"]
+    host.hear("yes")
+    assert kinds(game)[-1] == "clue" and (game.events[-1]["word"], game.events[-1]["number"]) == ("garden", 2)
+
+
 @pytest.mark.parametrize("listening", [ListenMode.OPEN, ListenMode.ADDRESSED])
 def test_the_hosts_name_is_never_a_clues_word_by_ear(listening: ListenMode) -> None:
     """ "Conduttore, città, due" heard "Conduttore CTA2", the number scored after "Conduttore": the word

@@ -29,7 +29,7 @@ from voicehost.understanding.clues import clue_word_in
 from voicehost.understanding.reading import Reading
 from voicehost.understanding.results import Phase
 from voicehost.understanding.sides import side_first
-from voicehost.understanding.talk import is_host_name
+from voicehost.understanding.talk import content_words, is_host_name
 
 AGREEMENT_CONFIDENCE: Final = 0.95
 """A clue number the transcript and the scores agree on."""
@@ -52,17 +52,13 @@ def clue_verdict(heard: Heard, reading: Reading) -> Understanding:
     transcribed = said.clue if isinstance(said, HeardClue) else None
     value, share = _best(numbers)
     rest = numbers.whole_logprob - numbers.word_logprob
+    word, spelled = _clue_word(numbers, reading)
     if transcribed is None and (share < NUMBER_FLOOR or rest - numbers.logprobs[0] > NONE_GAP):
         # no number stands out, or none explains the rest of the audio as well as the free transcript
-        # does ("di petti" is not the clue "di, 4"): not taken for a clue
-        return said
+        # does ("di petti" is not the clue "di, 4"): not taken for a clue, unless said again (`_clue_again`)
+        return _clue_again(heard, numbers, (word, spelled), reading) or said
     value, share = clue_share(numbers, transcribed)
-    said_word = within_move(numbers.word, reading.text, lang)  # "Foust, Music": the host's name, garbled
-    if reading.claimed is not None:  # "A, touro": the side said first is no part of the clue
-        first = side_first(said_word, lang)
-        said_word = first[1] if first is not None else said_word
-    word, spelled = clue_word_in(said_word, lang)
-    if word is None or is_host_name(word, lang, reading.moment.host_names):
+    if word is None:
         return said  # "Conduttore CTA2": the name said to the host, the clue's word lost after it
     confidence = min(math.exp(numbers.word_logprob / max(1, numbers.word_tokens)), share)
     # taken at once (announced, correctable before the first guess) from the calibrated share: the whole
@@ -70,6 +66,68 @@ def clue_verdict(heard: Heard, reading: Reading) -> Understanding:
     action = Action.ACCEPT if share >= calibration().number_sure else Action.CONFIRM
     written = f"{numbers.word} {'∞' if value is None else value}"  # the words as understood: the number as scored
     return HeardClue(written, action, confidence, SpokenClue(word, value, spelled), by_ear=True)
+
+
+def _clue_word(numbers: ClueNumbers, reading: Reading) -> tuple[str | None, bool]:
+    """(clue word, spelled?) of the words before the number; None when there is none, or it is the host's name."""
+    lang = reading.moment.lang
+    said_word = within_move(numbers.word, reading.text, lang)  # "Foust, Music": the host's name, garbled
+    if reading.claimed is not None:  # "A, touro": the side said first is no part of the clue
+        first = side_first(said_word, lang)
+        said_word = first[1] if first is not None else said_word
+    word, spelled = clue_word_in(said_word, lang)
+    if word is None or is_host_name(word, lang, reading.moment.host_names):
+        return None, False
+    return word, spelled
+
+
+def number_belief(heard: Heard, reading: Reading) -> tuple[str, tuple[tuple[int | None, float], ...]] | None:
+    """A line heard while a clue is awaited, as the clue it may be: its word (as compared, `normalize`) and
+    the log-share of each number. The host keeps it for a line it let be (`Moment.clue_let_be`); None when
+    the line has no word that could be a clue ("O que você tem?" begins with none)."""
+    numbers = heard.numbers
+    if numbers is None:
+        return None
+    word, _ = _clue_word(numbers, reading)
+    lang = reading.moment.lang
+    if word is None or not content_words(word, lang):
+        return None
+    top = numbers.logprobs[0]
+    total = top + math.log(sum(math.exp(score - top) for score in numbers.logprobs))
+    shares = tuple((value, score - total) for value, score in zip(numbers.values, numbers.logprobs, strict=True))
+    return normalize(word, lang), shares
+
+
+def _clue_again(
+    heard: Heard, numbers: ClueNumbers, word: tuple[str | None, bool], reading: Reading
+) -> HeardClue | None:
+    """A line that alone is no clue, heard with the lines just let be whose clue word is the same word
+    (`Moment.clue_let_be`): in a din "music, two" comes out "Music tour", then "music should be like", each
+    number too unsure or too far from the transcript alone. Their numbers' log-shares add up, and the number
+    first is asked back ("Clue: music, 2?") when it reaches the share a number needs to be taken for a
+    clue at all (NUMBER_FLOOR), never taken at once. None otherwise."""
+    moment = reading.moment
+    if word[0] is None or not moment.clue_let_be:
+        return None
+    belief = number_belief(heard, reading)
+    if belief is None:
+        return None
+    same = [numbers_before for before_word, numbers_before in moment.clue_let_be if before_word == belief[0]]
+    if not same:
+        return None
+    together = dict(belief[1])
+    for numbers_before in same:
+        before = dict(numbers_before)
+        floor = min(before.values())
+        together = {value: score + before.get(value, floor) for value, score in together.items()}
+    value = max(together, key=lambda number: together[number])
+    top = together[value]
+    share = 1.0 / sum(math.exp(score - top) for score in together.values())
+    if share < NUMBER_FLOOR:
+        return None
+    written = f"{numbers.word} {'∞' if value is None else value}"
+    confidence = min(math.exp(numbers.word_logprob / max(1, numbers.word_tokens)), share)
+    return HeardClue(written, Action.CONFIRM, confidence, SpokenClue(word[0], value, word[1]), by_ear=True)
 
 
 def within_move(words: str, move: str, lang: Lang) -> str:

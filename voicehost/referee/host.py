@@ -42,7 +42,7 @@ from voicehost.referee.effects import (
 )
 from voicehost.referee.questions import ConfirmGuess, Question
 from voicehost.referee.rulings import PendingClue
-from voicehost.referee.take_up import TakenUp, heard_afresh, let_be_belief, take_up, unclear_answer
+from voicehost.referee.take_up import TakenUp, heard_afresh, let_be_belief, let_be_clue, take_up, unclear_answer
 from voicehost.referee.timer import SandTimer
 from voicehost.referee.view import HostSettings, View
 from voicehost.understanding import Action, Command, Grid, HeardCommand, HeardGuess, NotUnderstood
@@ -113,6 +113,7 @@ class Host:
         self._unclear: str | None = None  # the card the line just answered "Sorry?" came near (`Moment.unclear`)
         self._denied = Denied()  # what the table just answered "no" to (`Moment.denied`), for the next line only
         self._let_be: tuple[tuple[tuple[str, float], ...], ...] = ()  # the beliefs of the lines just let be
+        self._clue_let_be: tuple[tuple[str, tuple[tuple[int | None, float], ...]], ...] = ()  # as clues
         self._heard_since_clue = 0  # utterances taken up since the last clue was given: a correction comes first
 
     # ---- what the table sees and hears --------------------------------------------------------
@@ -170,6 +171,7 @@ class Host:
                 denied=self._denied.cards,
                 denied_commands=self._denied.commands,
                 let_be=_summed(self._let_be),
+                clue_let_be=self._clue_let_be,
                 listening=self.listening,
                 host_names=names,
                 correctable=last is not None
@@ -275,12 +277,14 @@ class Host:
         self._unclear = None  # only the line right after a "Sorry?" is heard as its repeat
         self._denied = Denied()  # only the line right after a "no" is heard with what was denied set aside
         let_be, self._let_be = self._let_be, ()  # only lines let be in a row are heard together
+        clue_let_be, self._clue_let_be = self._clue_let_be, ()
         self.attention = taken.verdict
         self._heard_since_clue += 1
         question = self.question
         if taken.verdict in (Attention.IGNORE, Attention.SORRY) and question is None:
-            belief = let_be_belief(taken)
+            belief, clue = let_be_belief(taken), let_be_clue(taken)
             self._let_be = () if belief is None else (*let_be[1 - LET_BE_LINES :], belief)
+            self._clue_let_be = () if clue is None else (*clue_let_be[1 - LET_BE_LINES :], clue)
         if taken.verdict is Attention.IGNORE:
             if question is not None and not self._reasked and taken.form.talk:
                 self._reasked = True  # an interjection while a question waits: asked again, once
@@ -400,7 +404,7 @@ class Host:
         self.announce = announcer_for(self.game, self.p, key_pages=self.settings.key_pages)
         self.question = None
         self._denied = Denied()
-        self._let_be = ()
+        self._let_be, self._clue_let_be = (), ()
         self.record(self.game.events)
         self.start()
 

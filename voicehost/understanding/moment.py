@@ -50,6 +50,8 @@ class Moment:
     denied_commands: tuple[Command, ...] = ()  # moves asked back and answered "no" ("pass?" - "no") by it
     let_be: tuple[tuple[str, float], ...] = ()  # what the lines just met with silence or "Sorry?" made of each
     # phrase, log-shares summed (`voicehost.decision.cards.belief_of`): the same move said again adds up
+    clue_let_be: tuple[tuple[str, tuple[tuple[int | None, float], ...]], ...] = ()  # while a clue is awaited:
+    # each line let be as a clue, its word and its numbers' log-shares (`voicehost.decision.clues.number_belief`)
     listening: ListenMode = ListenMode.OPEN
     host_names: tuple[str, ...] = ()  # every name the host answers to, the one it tells players first
     over_host: bool = False  # the host is talking: only a player's "stop" counts, the rest is its echo
