@@ -226,10 +226,9 @@ def evidence(heard: Heard, reading: Reading, model: Calibration) -> Evidence | N
 
 def _undenied(logits: dict[str, float], reading: Reading) -> tuple[dict[str, float], bool]:
     """The logits without the moves the table has just said "no" to (`Moment.denies`: "passo?" - "não"),
-    unless the words name them plainly (as typed, not a slip away); and whether one of
-    them led. A human host does not ask
-    "pass?" again of the same garble ("Eu não posto." for "aeroporto", four times in a game): the next
-    phrase is weighed instead, and asked back, never acted on, since what led was wrong."""
+    unless the words name them plainly (as typed, not a slip away); and whether one of them led. A human
+    host does not ask "pass?" again of the same garble ("Eu não posto." for "aeroporto", four times in a
+    game): the next phrase is weighed instead, and asked back, never acted on, since what led was wrong."""
     moment = reading.moment
     if moment.answering or not (moment.denied or moment.denied_commands):
         return logits, False
@@ -238,12 +237,13 @@ def _undenied(logits: dict[str, float], reading: Reading) -> tuple[dict[str, flo
     plainly = typed.action is Action.ACCEPT and typed.confidence >= 1.0  # a slip ("Lhena." for HIENA) is no word of it
     named_card = typed.card if isinstance(typed, HeardGuess) and plainly else None
     named_command = typed.command if isinstance(typed, HeardCommand) and plainly else None
+    commands = {phrase: vocab.scored_command(phrase) for phrase in logits}
     denied = {
         phrase
-        for phrase in logits
-        if moment.denies(phrase, vocab.scored_command(phrase))
+        for phrase, command in commands.items()
+        if moment.denies(phrase, command)
         and phrase != named_card
-        and (named_command is None or vocab.scored_command(phrase) is not named_command)
+        and (named_command is None or command is not named_command)
     }
     kept = {phrase: logit for phrase, logit in logits.items() if phrase not in denied}
     if not denied or not kept:

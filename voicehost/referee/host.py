@@ -375,11 +375,7 @@ class Host:
         elif isinstance(effect, Listen):
             self.listening = effect.mode
         elif isinstance(effect, Denied):
-            denied = self._denied
-            self._denied = Denied(
-                tuple(dict.fromkeys((*denied.cards, *effect.cards))),
-                tuple(dict.fromkeys((*denied.commands, *effect.commands))),
-            )
+            self._denied = effect  # the line that said "no" began with none: `_hear` clears it
         elif isinstance(effect, NewGame):
             self.start_new_game()
         elif isinstance(effect, Quit):
