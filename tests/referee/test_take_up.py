@@ -177,6 +177,30 @@ def test_at_a_question_another_card_leading_the_scores_is_no_yes() -> None:
     assert isinstance(again, HeardGuess) and again.card == "PIANO"
 
 
+@pytest.mark.parametrize(("said", "action"), [("Gimme.", Action.CONFIRM), ("piano", Action.ACCEPT)])
+def test_at_a_question_a_card_only_the_scores_found_is_asked_back_heard_afresh(said: str, action: Action) -> None:
+    """ "TEMPESTADE?" - "sim", in a din, scored as HIENA surely enough to act on: the line came as an answer,
+    so a card only the scores found in it is asked back, never revealed at once; a card its words name
+    ("WALRUS?" - "piano") is acted on as ever."""
+    from dataclasses import replace
+
+    from voicehost.decision import FEATURES
+    from voicehost.decision.calibration import Logistic, use
+
+    sure = Logistic(5.0, (0.0,) * len(FEATURES), act=0.9, ask=0.7)  # every card at 0.99: acted on at once
+    phrases = ("WALRUS", "PIANO", "OCEAN", "CHERRY", "yes", "no")
+    logits = (-9.0, -0.1, -9.0, -9.0, -4.0, -9.0)
+    closed = ClosedSet(phrases, logits, logits, (0.0, 0.98, 0.0, 0.0, 0.02, 0.0))
+    asked = _asked("WALRUS")
+    use(replace(calibration(), by_lang={"en": sure}))
+    try:
+        taken = take_up(Heard(said, 0.2, closed=closed, transcript_logprob=-1.0), asked)
+        again = heard_afresh(taken, asked)
+    finally:
+        use(None)
+    assert isinstance(again, HeardGuess) and (again.card, again.action) == ("PIANO", action)
+
+
 def test_at_a_question_yes_leading_every_card_is_yes() -> None:
     phrases = ("WALRUS", "PIANO", "OCEAN", "CHERRY", "yes", "no")
     logits = (-12.0, -12.0, -12.0, -12.0, -0.01, -12.0)
