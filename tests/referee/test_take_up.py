@@ -177,11 +177,13 @@ def test_at_a_question_another_card_leading_the_scores_is_no_yes() -> None:
     assert isinstance(again, HeardGuess) and again.card == "PIANO"
 
 
-@pytest.mark.parametrize(("said", "action"), [("Gimme.", Action.CONFIRM), ("piano", Action.ACCEPT)])
+@pytest.mark.parametrize(
+    ("said", "action"), [("Gimme.", Action.CONFIRM), ("pianu", Action.CONFIRM), ("piano", Action.ACCEPT)]
+)
 def test_at_a_question_a_card_only_the_scores_found_is_asked_back_heard_afresh(said: str, action: Action) -> None:
-    """ "TEMPESTADE?" - "sim", in a din, scored as HIENA surely enough to act on: the line came as an answer,
-    so a card only the scores found in it is asked back, never revealed at once; a card its words name
-    ("WALRUS?" - "piano") is acted on as ever."""
+    """ "PESCADOR?" - "sim", in a din, heard "Siena" and scored as HIENA surely enough to act on: the line
+    came as an answer, so a card its words do not name exactly (nothing, or a slip away) is asked back,
+    never revealed at once; a card its words name ("WALRUS?" - "piano") is acted on as ever."""
     from dataclasses import replace
 
     from voicehost.decision import FEATURES

@@ -233,10 +233,9 @@ def _undenied(logits: dict[str, float], reading: Reading) -> tuple[dict[str, flo
     if moment.answering or not (moment.denied or moment.denied_commands):
         return logits, False
     vocab = vocabulary(moment.lang)
-    typed = reading.typed
-    plainly = typed.action is Action.ACCEPT and typed.confidence >= 1.0  # a slip ("Lhena." for HIENA) is no word of it
-    named_card = typed.card if isinstance(typed, HeardGuess) and plainly else None
-    named_command = typed.command if isinstance(typed, HeardCommand) and plainly else None
+    plainly = reading.plainly  # a slip ("Lhena." for HIENA) is no word of it
+    named_card = plainly.card if isinstance(plainly, HeardGuess) else None
+    named_command = plainly.command if isinstance(plainly, HeardCommand) else None
     commands = {phrase: vocab.scored_command(phrase) for phrase in logits}
     denied = {
         phrase

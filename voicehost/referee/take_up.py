@@ -150,13 +150,17 @@ def correction(reading: Reading) -> HeardCorrection | None:
 
 def heard_afresh(taken: TakenUp, moment: Moment) -> Understanding:
     """The utterance read again against every visible card, no question asked (it was no answer to one),
-    hedged as it was the first time. A card only the scores found in it is asked back, never acted on at
-    once: the line came when an answer was awaited, and a "sim" garbled in a din scored HIENA surely
-    enough to reveal it; a card its words name ("hospital" at "CEREJA?") is acted on as ever."""
+    hedged as it was the first time. A card its words do not name exactly is asked back, never acted on
+    at once: the line came when an answer was awaited, and "sim" in a din came out "Siena", a slip from
+    HIENA that the scores put first at 0.99, and HIENA was revealed; a card its words name ("hospital"
+    at "CEREJA?") is acted on as ever."""
     reading = taken.reading.again(moment.afresh())
     understood = decide(taken.heard, reading)
-    unworded = isinstance(understood, HeardGuess) and not _worded(understood, reading)
-    return hedged(understood) if taken.hedge or unworded else understood
+    plainly = reading.plainly
+    unnamed = isinstance(understood, HeardGuess) and not (
+        isinstance(plainly, HeardGuess) and plainly.card == understood.card
+    )
+    return hedged(understood) if taken.hedge or unnamed else understood
 
 
 def unclear_answer(taken: TakenUp, understood: Understanding) -> bool:

@@ -15,7 +15,7 @@ from functools import cached_property
 from engine.pieces import Side
 from voicehost.understanding.moment import Moment
 from voicehost.understanding.recognize import understand
-from voicehost.understanding.results import Phase, Understanding
+from voicehost.understanding.results import Action, Phase, Understanding
 from voicehost.understanding.sides import side_named
 
 
@@ -58,6 +58,14 @@ class Reading:
         """The words as typed, as a guess among the visible cards (places too)."""
         moment = self.moment
         return understand(self.text, phase=Phase.GUESS, cards=moment.visible, lang=moment.lang, grid=moment.grid)
+
+    @property
+    def plainly(self) -> Understanding | None:
+        """`typed` when the words name its move exactly (a card or a command as written, not a slip away:
+        "Siena" is a slip from HIENA, "Lhena." from ORELHA's garble); None otherwise. What words alone may
+        do where the scores are not to be trusted (a move just denied, a line that came as an answer)."""
+        typed = self.typed
+        return typed if typed.action is Action.ACCEPT and typed.confidence >= 1.0 else None
 
     @cached_property
     def everything(self) -> Understanding:
