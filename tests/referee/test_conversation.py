@@ -474,6 +474,40 @@ def test_once_the_game_is_over_a_quit_heard_a_slip_away_ends_the_session(lang: s
     assert host.finished
 
 
+def test_once_the_game_is_over_a_quit_near_twice_in_a_row_is_asked_back() -> None:
+    """MBROLA pt1's "sair do jogo", heard "Sai na tua jogo." again and again, near "quit" but never near
+    enough to take: "Como?" the first time, and the same ending near again right after is asked back,
+    so the table can leave ("sim"). A line near "new game" after a "Como?" near "quit" is no second hearing."""
+    from voicehost.decision import calibration
+    from voicehost.decision.calibration import use
+
+    def garbled(best: str, other: str) -> Heard:
+        logprobs = (-10.8, -30.0)  # 0.8 nats under the transcript: past the gap (0.5), within "Sorry?" (1.0)
+        commands = ClosedSet((best, other), logprobs, logprobs, (1.0, 1.0))
+        return Heard("Sai na tua jogo.", 0.3, transcript_logprob=-10.0, commands=commands)
+
+    host, said, game = table("classic-pt-BR")
+    host.hear(CLUE["pt-BR"])
+    host.hear(first_of(game, "assassin").lower())
+    assert game.over
+    use(replace(calibration(), ending_gap=0.5, ending_sorry=1.0))
+    try:
+        host.hear(garbled("sair do jogo", "nova partida"))
+        assert said.lines[-1] == SORRY["pt-BR"] and host.question is None
+        host.hear(garbled("nova partida", "sair do jogo"))  # near the other ending: "Como?" again
+        assert said.lines[-1] == SORRY["pt-BR"] and host.question is None
+        host.hear(garbled("nova partida", "sair do jogo"))
+        assert host.question is not None and not host.finished
+        host.hear("não")
+        host.hear(garbled("sair do jogo", "nova partida"))
+        host.hear(garbled("sair do jogo", "nova partida"))
+        assert host.question is not None
+        host.hear("sim")
+        assert host.finished
+    finally:
+        use(None)
+
+
 @pytest.mark.parametrize(
     ("text", "listening", "waits"),
     [

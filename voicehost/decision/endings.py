@@ -8,13 +8,14 @@ likely one garbled past taking ("Sai na tua jogo."): the host answers "Sorry?" r
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Final
 
 from voicehost.decision.calibration import Calibration
 from voicehost.ears.heard import Heard
-from voicehost.understanding import Action, HeardCommand, Understanding
+from voicehost.understanding import Action, HeardCommand, NotUnderstood, Understanding
 from voicehost.understanding.reading import Reading
-from voicehost.understanding.vocabulary import ENDINGS, ending_of
+from voicehost.understanding.vocabulary import ENDINGS, ending_of, ending_phrases
 
 MAX_ENDING_WORDS: Final = 5
 """A transcript longer than this is talk about the game, not a garbled "new game" or "quit"."""
@@ -31,17 +32,27 @@ def ending_gap(heard: Heard) -> float | None:
 
 def ending_verdict(heard: Heard, reading: Reading, model: Calibration) -> Understanding:
     """The words' own reading when they say a command plainly; else "new game" or "quit" from the scores
-    when one is within the calibrated gap of the transcript and the line is short; else the words'."""
+    when one is within the calibrated gap of the transcript and the line is short; else the words'. A
+    line only near one (`ending_near`: answered "Sorry?") carries the phrase as its `nearest`; the same
+    command near again right after (`Moment.unclear`) is asked back: two hearings agree (MBROLA pt1's
+    "sair do jogo" met "Sorry?" four times in a row and the table could not leave)."""
     said = reading.said
     if isinstance(said, HeardCommand) and said.command in ENDINGS and said.action is Action.ACCEPT:
         return said
     gap, point = ending_gap(heard), model.ending_gap
-    if gap is None or point is None or heard.commands is None or gap > point:
+    if gap is None or heard.commands is None or not 0 < len(reading.text.split()) <= MAX_ENDING_WORDS:
         return said
-    if not 0 < len(reading.text.split()) <= MAX_ENDING_WORDS:
-        return said
+    lang = reading.moment.lang
     phrase = heard.commands.phrases[0]
-    return HeardCommand(phrase, Action.ACCEPT, 1.0, ending_of(reading.moment.lang, phrase))
+    command = ending_of(lang, phrase)
+    if point is not None and gap <= point:
+        return HeardCommand(phrase, Action.ACCEPT, 1.0, command)
+    if not isinstance(said, NotUnderstood) or not ending_near(heard, reading, model):
+        return said
+    unclear = reading.moment.unclear
+    if unclear is not None and unclear in ending_phrases(lang) and ending_of(lang, unclear) is command:
+        return HeardCommand(phrase, Action.CONFIRM, 1.0, command)
+    return replace(said, nearest=phrase)
 
 
 def ending_near(heard: Heard, reading: Reading, model: Calibration) -> bool:
