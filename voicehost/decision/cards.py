@@ -125,22 +125,17 @@ def _said_again(heard: Heard, reading: Reading, model: Calibration) -> Understan
     before = dict(moment.let_be)
     floor = min(before.values(), default=0.0)
     together = {phrase: value + before.get(phrase, floor) for phrase, value in logits.items()}
-    shares = _softmax(together)
-    top, share = _lead(shares, moment.lang)
-    if top not in moment.cards:
+    found = _weighed_logits(heard, reading, together)
+    if found.features is None:
         ask = model.pass_share if model.pass_ask_share is None else model.pass_ask_share
-        if vocabulary(moment.lang).scored_command(top) is Command.PASS and share >= ask:
-            return HeardCommand(top, Action.CONFIRM, share, Command.PASS)
+        if vocabulary(moment.lang).scored_command(found.top) is Command.PASS and found.top_share >= ask:
+            return HeardCommand(found.top, Action.CONFIRM, found.top_share, Command.PASS)
         return None
-    assert heard.closed is not None
-    logprob = dict(zip(heard.closed.phrases, heard.closed.logprobs, strict=True))[top]
-    features = GuessFeatures.of(heard, reading.named, top, together, shares, logprob, moment.lang)
     guess = model.guess_model(moment.lang)
-    probability = guess.probability(features)
+    probability = guess.probability(found.features)
     if probability < guess.ask:
         return None
-    found = Evidence(top, share, shares, features)
-    return HeardGuess(heard.text, Action.CONFIRM, probability, top, _offered(found, moment.cards))
+    return HeardGuess(heard.text, Action.CONFIRM, probability, found.top, _offered(found, moment.cards))
 
 
 def _verdict(
@@ -214,9 +209,18 @@ def evidence(heard: Heard, reading: Reading, model: Calibration) -> Evidence | N
     if logits is None:
         return None
     logits, after_denial = _undenied(logits, reading)
+    return _weighed_logits(heard, reading, logits, worded, after_denial)
+
+
+def _weighed_logits(
+    heard: Heard, reading: Reading, logits: dict[str, float], worded: Command | None = None, after_denial: bool = False
+) -> Evidence:
+    """The evidence the logits of the phrases that may be meant give: the move first, every share, and the
+    features when a card leads (one line's logits, or several lines' added up: `_said_again`)."""
+    moment = reading.moment
     shares = _softmax(logits)
     top, share = _lead(shares, moment.lang)
-    if top not in cards:
+    if top not in moment.cards:
         return Evidence(top, share, shares, None, worded, after_denial)
     assert heard.closed is not None
     logprob = dict(zip(heard.closed.phrases, heard.closed.logprobs, strict=True))[top]

@@ -56,16 +56,23 @@ def clue_verdict(heard: Heard, reading: Reading) -> Understanding:
     if transcribed is None and (share < NUMBER_FLOOR or rest - numbers.logprobs[0] > NONE_GAP):
         # no number stands out, or none explains the rest of the audio as well as the free transcript
         # does ("di petti" is not the clue "di, 4"): not taken for a clue, unless said again (`_clue_again`)
-        return _clue_again(heard, numbers, (word, spelled), reading) or said
+        again = None if word is None else _clue_again(numbers, word, spelled, reading)
+        return again or said
     value, share = clue_share(numbers, transcribed)
     if word is None:
         return said  # "Conduttore CTA2": the name said to the host, the clue's word lost after it
-    confidence = min(math.exp(numbers.word_logprob / max(1, numbers.word_tokens)), share)
     # taken at once (announced, correctable before the first guess) from the calibrated share: the whole
     # table heard the word, so the word is not what is asked back (one that seems to break a rule is)
     action = Action.ACCEPT if share >= calibration().number_sure else Action.CONFIRM
-    written = f"{numbers.word} {'∞' if value is None else value}"  # the words as understood: the number as scored
-    return HeardClue(written, action, confidence, SpokenClue(word, value, spelled), by_ear=True)
+    return _heard_clue(numbers, SpokenClue(word, value, spelled), share, action)
+
+
+def _heard_clue(numbers: ClueNumbers, clue: SpokenClue, share: float, action: Action) -> HeardClue:
+    """The clue by ear: written as understood (the number as scored), as sure as the less sure of the word's
+    own probability and the number's share."""
+    confidence = min(math.exp(numbers.word_logprob / max(1, numbers.word_tokens)), share)
+    written = f"{numbers.word} {'∞' if clue.number is None else clue.number}"
+    return HeardClue(written, action, confidence, clue, by_ear=True)
 
 
 def _clue_word(numbers: ClueNumbers, reading: Reading) -> tuple[str | None, bool]:
@@ -89,8 +96,12 @@ def number_belief(heard: Heard, reading: Reading) -> tuple[str, tuple[tuple[int 
     if numbers is None:
         return None
     word, _ = _clue_word(numbers, reading)
-    lang = reading.moment.lang
-    if word is None or not content_words(word, lang):
+    return None if word is None else _belief(numbers, word, reading.moment.lang)
+
+
+def _belief(numbers: ClueNumbers, word: str, lang: Lang) -> tuple[str, tuple[tuple[int | None, float], ...]] | None:
+    """`number_belief` of a line whose clue word is known; None when it is no content word."""
+    if not content_words(word, lang):
         return None
     top = numbers.logprobs[0]
     total = top + math.log(sum(math.exp(score - top) for score in numbers.logprobs))
@@ -98,18 +109,16 @@ def number_belief(heard: Heard, reading: Reading) -> tuple[str, tuple[tuple[int 
     return normalize(word, lang), shares
 
 
-def _clue_again(
-    heard: Heard, numbers: ClueNumbers, word: tuple[str | None, bool], reading: Reading
-) -> HeardClue | None:
+def _clue_again(numbers: ClueNumbers, word: str, spelled: bool, reading: Reading) -> HeardClue | None:
     """A line that alone is no clue, heard with the lines just let be whose clue word is the same word
     (`Moment.clue_let_be`): in a din "music, two" comes out "Music tour", then "music should be like", each
     number too unsure or too far from the transcript alone. Their numbers' log-shares add up, and the number
     first is asked back ("Clue: music, 2?") when it reaches the share a number needs to be taken for a
     clue at all (NUMBER_FLOOR), never taken at once. None otherwise."""
     moment = reading.moment
-    if word[0] is None or not moment.clue_let_be:
+    if not moment.clue_let_be:
         return None
-    belief = number_belief(heard, reading)
+    belief = _belief(numbers, word, moment.lang)
     if belief is None:
         return None
     same = [numbers_before for before_word, numbers_before in moment.clue_let_be if before_word == belief[0]]
@@ -125,9 +134,7 @@ def _clue_again(
     share = 1.0 / sum(math.exp(score - top) for score in together.values())
     if share < NUMBER_FLOOR:
         return None
-    written = f"{numbers.word} {'∞' if value is None else value}"
-    confidence = min(math.exp(numbers.word_logprob / max(1, numbers.word_tokens)), share)
-    return HeardClue(written, Action.CONFIRM, confidence, SpokenClue(word[0], value, word[1]), by_ear=True)
+    return _heard_clue(numbers, SpokenClue(word, value, spelled), share, Action.CONFIRM)
 
 
 def within_move(words: str, move: str, lang: Lang) -> str:
