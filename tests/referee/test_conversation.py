@@ -628,6 +628,33 @@ def test_a_card_said_again_after_silence_is_asked_back_from_both_hearings() -> N
         use(None)
 
 
+def test_a_card_said_again_to_the_host_after_say_a_card_is_asked_back_from_both_hearings() -> None:
+    """The addressed way: "Host, orelha" heard badly is answered "I did not catch that, say a card" (the line
+    was said to the host, so it is no silence); said again, the two hearings add up as after a silence and
+    the card is asked back (MBROLA pt1's "apresentador, orelha" met that answer four times in a game)."""
+    from voicehost.decision import FEATURES, calibration
+    from voicehost.decision.calibration import Logistic, use
+
+    weights = tuple(5.0 if name == "margin" else 0.0 for name in FEATURES)
+    by_margin = Logistic(-4.0, weights, act=0.9, ask=0.7)  # half a nat: 0.18 (not understood); one nat: asked
+    host, said, game = table("classic-en")
+    host.listening = ListenMode.ADDRESSED
+    host.hear("host, music, two")
+    assert kinds(game)[-1] == "clue"
+    board, team = game.board, game.current_player.value
+    own = [card for card, key in zip(board.cards, board.key, strict=True) if key.value == team]
+    cards = (*own[:2], *(card for card in game.visible_cards() if card not in own[:2]))
+    use(replace(calibration(), by_lang={"en": by_margin}))
+    try:
+        count = len(said.lines)
+        host.hear(_near(cards, 0, 1, "Host, mind drink"))
+        assert len(said.since(count)) == 1 and host.question is None  # "say a card": heard, nothing to act on
+        host.hear(_near(cards, 0, 1, "Host, mind drink"))
+        assert host.pending_candidates[0] == cards[0] and kinds(game)[-1] == "clue"  # asked, not revealed
+    finally:
+        use(None)
+
+
 def _pass_over_a_card(cards: tuple[str, ...], text: str) -> Heard:
     """A line the scores put "pass" first on (0.88), the board's first visible card second."""
     phrases = ("pass", *cards)

@@ -72,6 +72,16 @@ LET_BE_LINES = 2
 says the move again, and the bench's players give up on a move after four tries."""
 
 
+def _let_be(taken: TakenUp) -> bool:
+    """Whether the host lets the line be: silence, "Sorry?", or (said to the host, the addressed way) "I did
+    not catch that, say a card": each time the player says the move again, so what it made of each card
+    is kept for the next line. MBROLA pt1's "apresentador, orelha", met with "Não percebi" four times,
+    scored ORELHA first each time, each too low to ask alone."""
+    if taken.verdict in (Attention.IGNORE, Attention.SORRY):
+        return True
+    return taken.verdict is Attention.TAKE and isinstance(taken.understood, NotUnderstood)
+
+
 class Host:
     """One game at a table. `hear` takes one utterance; everything said goes to `mouth`."""
 
@@ -281,7 +291,7 @@ class Host:
         self.attention = taken.verdict
         self._heard_since_clue += 1
         question = self.question
-        if taken.verdict in (Attention.IGNORE, Attention.SORRY) and question is None:
+        if _let_be(taken) and question is None:
             belief, clue = let_be_belief(taken), let_be_clue(taken)
             self._let_be = () if belief is None else (*let_be[1 - LET_BE_LINES :], belief)
             self._clue_let_be = () if clue is None else (*clue_let_be[1 - LET_BE_LINES :], clue)
