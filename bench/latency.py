@@ -54,7 +54,7 @@ from engine.events import EventType
 from engine.lang import Lang
 from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.ears.heard import Heard, MomentSource, Preparing, Recognizer
-from voicehost.ears.streams import Ears, SegmentedEars, Unfinished
+from voicehost.ears.streams import Ears, SegmentedEars, Unfinished, Whole
 from voicehost.frontends.voice_loop import VoiceLoop
 from voicehost.mouth import SpeakerMouth, SpeechSynthesizer
 from voicehost.prompts import Prompts
@@ -163,9 +163,13 @@ class WatchedEars:
         self._ears, self._watch = ears, watch
 
     def utterances(
-        self, chunks: Iterable[Audio], moment: MomentSource, unfinished: Unfinished | None = None
+        self,
+        chunks: Iterable[Audio],
+        moment: MomentSource,
+        unfinished: Unfinished | None = None,
+        whole: Whole | None = None,
     ) -> Iterator[Heard]:
-        for heard in self._ears.utterances(chunks, moment, unfinished):
+        for heard in self._ears.utterances(chunks, moment, unfinished, whole):
             self._watch.handed.append((time.perf_counter(), heard))
             yield heard
 

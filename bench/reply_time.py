@@ -22,7 +22,7 @@ from typing import Any
 
 from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.ears.heard import Heard, MomentSource, Recognizer
-from voicehost.ears.streams import Ears, Unfinished
+from voicehost.ears.streams import Ears, Unfinished, Whole
 from voicehost.ears.vad import END_SILENCE_MS, PAUSE_MS
 from voicehost.understanding.moment import Moment
 
@@ -109,8 +109,12 @@ class _TimedEars:
         self._clock = clock
 
     def utterances(
-        self, chunks: Iterable[Audio], moment: MomentSource, unfinished: Unfinished | None = None
+        self,
+        chunks: Iterable[Audio],
+        moment: MomentSource,
+        unfinished: Unfinished | None = None,
+        whole: Whole | None = None,
     ) -> Iterator[Heard]:
-        for heard in self._inner.utterances(chunks, moment, unfinished):
+        for heard in self._inner.utterances(chunks, moment, unfinished, whole):
             self._clock.handed(heard)
             yield heard

@@ -195,6 +195,28 @@ def test_a_clue_word_and_its_number_in_two_breaths_are_one_clue_by_ear() -> None
     assert not unfinished(Heard("Frutta."), host.moment())  # guesses are awaited now
 
 
+def test_only_a_move_the_host_acts_on_at_once_closes_the_utterance_early() -> None:
+    """The ears close an utterance after a short silence when the host would act on it at once; a clue's word
+    alone, a lead-in, talk, the name alone the addressed way, or a card asked back wait the full silence."""
+    from voicehost.frontends.voice_loop import whole_move
+
+    host, _, game = table("classic-en")
+    moment = host.moment()
+    assert whole_move(Heard("music, two"), moment)
+    assert not whole_move(Heard("music"), moment)
+    host.hear("music, two")
+    moment = host.moment()
+    card = game.visible_cards()[0]
+    assert whole_move(Heard(card.lower()), moment) and whole_move(Heard("pass"), moment)
+    assert not whole_move(Heard("I think it's the"), moment)
+    assert not whole_move(Heard("we should think about this one"), moment)
+    assert not whole_move(Heard(card.lower()), moment.over_talk())
+    host.listening = ListenMode.ADDRESSED
+    moment = host.moment()
+    assert not whole_move(Heard("Host,"), moment) and not whole_move(Heard(card.lower()), moment)
+    assert whole_move(Heard(f"Host, {card.lower()}"), moment)
+
+
 # ---- questions, commands, silence ----------------------------------------------------------------
 
 

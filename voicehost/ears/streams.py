@@ -23,13 +23,20 @@ SECONDS_PER_WORD: Final = 0.5
 Unfinished = Callable[[Heard, Moment], bool]
 """Whether an utterance heard so far is unfinished and worth waiting a moment for (a clue's word said
 without its number): the decision's to say (`voicehost.decision.unfinished`), given by the voice loop."""
+Whole = Callable[[Heard, Moment], bool]
+"""Whether an utterance heard so far is a whole move the host acts on at once ("cereja", "yes"), so it
+closes after a short silence (`voicehost.ears.vad.WHOLE_MS`): the host's to say, given by the voice loop."""
 
 
 class Ears(Protocol):
     """Turns a stream of audio chunks into utterances, reading what the host waits for from `moment`."""
 
     def utterances(
-        self, chunks: Iterable[Audio], moment: MomentSource, unfinished: Unfinished | None = None
+        self,
+        chunks: Iterable[Audio],
+        moment: MomentSource,
+        unfinished: Unfinished | None = None,
+        whole: Whole | None = None,
     ) -> Iterator[Heard]: ...
 
 
@@ -47,10 +54,15 @@ class SegmentedEars:
         self._segmenter = segmenter
 
     def utterances(
-        self, chunks: Iterable[Audio], moment: MomentSource, unfinished: Unfinished | None = None
+        self,
+        chunks: Iterable[Audio],
+        moment: MomentSource,
+        unfinished: Unfinished | None = None,
+        whole: Whole | None = None,
     ) -> Iterator[Heard]:
         """`unfinished`: asked at the end of each utterance whether to wait a moment for more (the
-        segmenter's `hold`), on the recognizer's result for the audio as it stands."""
+        segmenter's `hold`); `whole`: asked after a short silence whether to close it at once (the
+        segmenter's `whole`); both on the recognizer's result for the audio as it stands."""
         if self._segmenter is None:
             from voicehost.ears.vad import Segmenter
 
@@ -62,20 +74,28 @@ class SegmentedEars:
                 now = moment()
                 ahead[:] = [(utterance.audio, now, hearing.submit(self.recognizer.recognize, utterance.audio, now))]
 
-            def hold(utterance: Utterance) -> bool:
-                if unfinished is None:
-                    return False
-                now = moment()
-                early = ahead[-1] if ahead else None
-                if early is not None and early[1] == now and np.array_equal(early[0], utterance.audio):
-                    heard = early[2].result()
-                else:
-                    heard = hearing.submit(self.recognizer.recognize, utterance.audio, now).result()
-                    ahead[:] = [(utterance.audio, now, _done(heard))]
-                return unfinished(heard, now)
+            def asked(question: Unfinished | Whole | None) -> Callable[[Utterance], bool]:
+                """The question put to the recognizer's result for the utterance as it stands, the result
+                begun at the pause when the audio and the moment are the same."""
+
+                def ask(utterance: Utterance) -> bool:
+                    if question is None:
+                        return False
+                    now = moment()
+                    early = ahead[-1] if ahead else None
+                    if early is not None and early[1] == now and np.array_equal(early[0], utterance.audio):
+                        heard = early[2].result()
+                    else:
+                        heard = hearing.submit(self.recognizer.recognize, utterance.audio, now).result()
+                        ahead[:] = [(utterance.audio, now, _done(heard))]
+                    return question(heard, now)
+
+                return ask
 
             talking = lambda: moment().over_host  # noqa: E731
-            segments = self._segmenter.utterances(chunks, talking=talking, on_pause=on_pause, hold=hold)
+            segments = self._segmenter.utterances(
+                chunks, talking=talking, on_pause=on_pause, hold=asked(unfinished), whole=asked(whole)
+            )
             self._prepare(moment)  # the board dealt or resumed: made ready while the host opens the game
             for utterance in segments:
                 now = moment()
@@ -108,9 +128,13 @@ class StreamingEars:
         self.recognizer = recognizer
 
     def utterances(
-        self, chunks: Iterable[Audio], moment: MomentSource, unfinished: Unfinished | None = None
+        self,
+        chunks: Iterable[Audio],
+        moment: MomentSource,
+        unfinished: Unfinished | None = None,
+        whole: Whole | None = None,
     ) -> Iterator[Heard]:
-        """(vosk ends utterances itself: `unfinished` is not asked.)"""
+        """(vosk ends utterances itself: `unfinished` and `whole` are not asked.)"""
         position = [0]
 
         def counted() -> Iterator[Audio]:

@@ -29,6 +29,10 @@ PRE_ROLL_MS: Final = 160
 """Audio kept from before the detected start, so first consonants are not clipped."""
 MIN_SPEECH_MS: Final = 150
 """Shorter bursts (a cough, a click) are not utterances."""
+WHOLE_MS: Final = 160
+"""The silence after which an utterance heard as a whole move the host acts on at once (`whole`) closes:
+"cereja", "music, two", "yes" need no more. A move asked back, or anything else, still waits END_SILENCE_MS,
+as a speaker may go on ("I think it's ... the cherry")."""
 HOLD_MS: Final = 800
 """How much longer the silence must last to close an utterance that `hold` says is unfinished (a clue's
 word said without its number, "frutta ... tre"): a number said within about a second is the same clue."""
@@ -112,18 +116,22 @@ class Segmenter:
         talking: Callable[[], bool] | None = None,
         on_pause: Callable[[Utterance], None] | None = None,
         hold: Callable[[Utterance], bool] | None = None,
+        whole: Callable[[Utterance], bool] | None = None,
     ) -> Iterator[Utterance]:
         """Utterances as they end; while `talking()` (the host's voice is in the room), overlapping
         slices of TALKING_SLICE_S, so that what a player says over it is heard at once. `on_pause` gets
         the utterance as it stands when a silence of PAUSE_MS begins that may end it: if the speech
         does not resume, the utterance yielded later holds the very same audio. `hold` is asked, when the
         closing silence is reached, whether the utterance as it stands is unfinished: the silence must
-        then last HOLD_MS more to close it, and speech resumed before that goes on in the same utterance."""
+        then last HOLD_MS more to close it, and speech resumed before that goes on in the same utterance.
+        `whole` is asked, after WHOLE_MS of silence, whether the utterance as it stands is a whole move:
+        it then closes at once, with the very same audio it would have closed with later."""
         window_s = WINDOW / SAMPLE_RATE
         slice_windows = round(TALKING_SLICE_S / window_s)
         overlap_windows = round(TALKING_OVERLAP_S / window_s)
         end_windows = max(1, round(END_SILENCE_MS / 1000 / window_s))
         hold_windows = round(HOLD_MS / 1000 / window_s)
+        whole_windows = max(1, min(end_windows, round(WHOLE_MS / 1000 / window_s)))
         pause_windows = max(1, min(end_windows, round(PAUSE_MS / 1000 / window_s)))
         pre_windows = round(PRE_ROLL_MS / 1000 / window_s)
         min_windows = max(1, round(MIN_SPEECH_MS / 1000 / window_s))
@@ -135,6 +143,14 @@ class Segmenter:
         position = 0
         start = 0
         closing = end_windows  # the silence that closes the utterance now: longer once held
+
+        def as_at_pause() -> Utterance:
+            """The utterance as it stands, keeping PAUSE_MS of its silence: the audio heard from the pause on."""
+            kept = len(speech) - max(0, silent - pause_windows)
+            return Utterance(
+                np.concatenate(speech[:kept]), start * window_s, (position - silent) * window_s, position * window_s
+            )
+
         self.vad.reset()
         for chunk in chunks:
             pending = np.concatenate([pending, np.asarray(chunk, dtype=np.float32).reshape(-1)])
@@ -166,25 +182,15 @@ class Segmenter:
                         )
                     )
                 sliced = talking is not None and len(speech) >= slice_windows and talking()
-                if silent == end_windows == closing and hold is not None and voiced >= min_windows and not sliced:
-                    kept = len(speech) - (silent - pause_windows)
-                    at_pause = Utterance(
-                        np.concatenate(speech[:kept]),
-                        start * window_s,
-                        (position - silent) * window_s,
-                        position * window_s,
-                    )
-                    if hold(at_pause):
-                        closing = end_windows + hold_windows
+                asked = voiced >= min_windows and not sliced and closing == end_windows
+
+                if silent == whole_windows < end_windows and whole is not None and asked and whole(as_at_pause()):
+                    closing = silent
+                elif silent == end_windows and hold is not None and asked and hold(as_at_pause()):
+                    closing = end_windows + hold_windows
                 if silent >= closing or len(speech) >= max_windows or sliced:
                     if voiced >= min_windows:
-                        kept = len(speech) - max(0, silent - pause_windows)  # the same audio as at the pause
-                        yield Utterance(
-                            np.concatenate(speech[:kept]),
-                            start * window_s,
-                            (position - silent) * window_s,
-                            position * window_s,
-                        )
+                        yield as_at_pause()
                     if sliced and silent < end_windows:  # still sounding: go on from inside this slice
                         speech = speech[-overlap_windows:]
                         start, voiced, silent, closing = position - len(speech), 1, 0, end_windows

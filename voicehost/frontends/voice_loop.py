@@ -23,6 +23,7 @@ from voicehost.diagnostics import HEARD
 from voicehost.ears.heard import Heard
 from voicehost.ears.streams import Ears
 from voicehost.referee.host import Host
+from voicehost.referee.take_up import take_up
 from voicehost.understanding.moment import Moment
 from voicehost.understanding.reading import Reading
 
@@ -117,6 +118,12 @@ class EchoGate:
         return int(self._talk[-1][2]) if speaking and self._talk else None
 
 
+def whole_move(heard: Heard, moment: Moment) -> bool:
+    """Whether the utterance as it stands is a move the host acts on at once (`TakenUp.whole_move`): the
+    ears close it after a short silence rather than the full closing one (`voicehost.ears.vad.WHOLE_MS`)."""
+    return not moment.over_host and bool(heard.text.strip()) and take_up(heard, moment).whole_move
+
+
 class VoiceLoop:
     """Feeds the host what the ears hear until the game ends or the audio does."""
 
@@ -135,7 +142,7 @@ class VoiceLoop:
         self._stop = threading.Event()
 
     def run(self, chunks: Iterable[Audio]) -> None:
-        for heard in self.ears.utterances(self.gate.watch(chunks), self._moment, unfinished):
+        for heard in self.ears.utterances(self.gate.watch(chunks), self._moment, unfinished, whole_move):
             self.heard.append(heard)
             self._log(heard)
             if self.gate.overlaps(heard):

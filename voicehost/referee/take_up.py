@@ -46,6 +46,17 @@ class TakenUp:
     hedge: bool  # asked back, never acted on at once
     named: Attention | None  # the ears heard the host's name the transcript left out: surely (TAKE), likely (ASK_BACK)
 
+    @property
+    def whole_move(self) -> bool:
+        """A move complete in itself that the host acts on at once ("cereja", "music, two", "yes" to a
+        question): nothing more is coming, so the ears may close the utterance after a short silence. A move
+        asked back is not one: "I think it's ..." may be a lead-in the scores half heard as a card."""
+        return (
+            self.verdict is Attention.TAKE
+            and self.understood.action is Action.ACCEPT
+            and isinstance(self.understood, HeardGuess | HeardClue | HeardCommand | HeardCorrection)
+        )
+
 
 def take_up(heard: Heard, moment: Moment) -> TakenUp:
     """The form, the name, the decision, the verdict and the hedge of one utterance heard at `moment`."""
