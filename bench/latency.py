@@ -15,10 +15,10 @@ Its stages, from what the watched parts did (wall time, `time.perf_counter`): *p
 of speech to the start of the recognition whose result the host used (the first pause of
 `vad.PAUSE_MS`, or later); *encode*, *transcript*, *scores*, the recognizer's own (`Heard.timings`);
 *→ result*, from the end of speech to when the ears handed the utterance to the host (the closing
-silence of `vad.END_SILENCE_MS`, held longer for an unfinished clue word, or the recognition's end if
-later); *decision*, from there to the synthesis of the answer starting (`Host.hear`: the take-up,
-the rules, the announcer's text); *synthesis*, the synthesizer's time for the whole answer (espeak-ng
-writes it whole before the first sample).
+silence of `vad.END_SILENCE_MS`, `vad.WHOLE_MS` for a move the host acts on at once, held longer for an
+unfinished clue word, or the recognition's end if later); *decision*, from there to the synthesis of
+the answer starting (`Host.hear`: the take-up, the rules, the announcer's text); *synthesis*, the
+synthesizer's time for the whole answer (espeak-ng writes it whole before the first sample).
 
 Satellite path: the same host through a Wyoming satellite (`bench.satellite`, in this process: it
 streams its microphone in 1024-sample chunks in real time), the link and the satellite's speaker as

@@ -4,8 +4,9 @@ The bench feeds the voice loop a recording as fast as it can take it, so wall-cl
 end of a line and the host's answer means nothing by itself. What a table would wait is rebuilt from
 the audio positions and the compute times, as the loop runs in real time: the Silero segmenter hands
 the utterance to the recognizer at the first pause (`vad.PAUSE_MS` of silence) and closes it after
-`vad.END_SILENCE_MS`; the recognizer runs on its own thread meanwhile; its result is taken at the close,
-or when it is ready if that is later (a result computed afresh at the close starts there); then the
+`vad.END_SILENCE_MS` (`vad.WHOLE_MS` for a whole move, longer when held: `Heard.closed_s`); the
+recognizer runs on its own thread meanwhile; its result is taken at the close, or when it is ready if
+that is later (a result computed afresh at the close starts there); then the
 host decides and speaks. So: reply = max(start + recognition, close) + the host's own time − the end
 of the player's speech. Recognition and the host's time are measured (wall clock, this machine), the
 rest is audio time: "compute time" in the bench's tables.
@@ -76,7 +77,7 @@ class ReplyClock:
             return None
         with self._lock:
             calls = [call for call in self._calls if call[1] <= handed_at + 1e-6]
-        close_s = heard.end_s + END_SILENCE_MS / 1000
+        close_s = heard.closed_s if heard.closed_s is not None else heard.end_s + END_SILENCE_MS / 1000
         if not calls:
             return 1000 * (close_s + (said_at - handed_at) - speech_end_s)
         start_wall, end_wall = calls[-1]

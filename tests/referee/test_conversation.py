@@ -214,6 +214,7 @@ def test_only_a_move_the_host_acts_on_at_once_closes_the_utterance_early() -> No
     host.listening = ListenMode.ADDRESSED
     moment = host.moment()
     assert not whole_move(Heard("Host,"), moment) and not whole_move(Heard(card.lower()), moment)
+    assert not whole_move(Heard("score"), moment)  # taken without the name, but it may be the name garbled
     assert whole_move(Heard(f"Host, {card.lower()}"), moment)
 
 

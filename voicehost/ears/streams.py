@@ -104,7 +104,7 @@ class SegmentedEars:
                     heard = early[2].result()
                 else:
                     heard = hearing.submit(self.recognizer.recognize, utterance.audio, now).result()
-                yield replace(heard, start_s=utterance.start_s, end_s=utterance.end_s)
+                yield replace(heard, start_s=utterance.start_s, end_s=utterance.end_s, closed_s=utterance.detected_s)
                 self._prepare(moment)  # the host has acted on it: a new game's board is made ready at once
 
     def _prepare(self, moment: MomentSource) -> None:

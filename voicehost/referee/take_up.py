@@ -26,7 +26,7 @@ from voicehost.understanding import (
     match_card,
 )
 from voicehost.understanding.clues import correction_in
-from voicehost.understanding.moment import Awaited, Moment
+from voicehost.understanding.moment import Awaited, ListenMode, Moment
 from voicehost.understanding.positions import place_words
 from voicehost.understanding.reading import Reading
 from voicehost.understanding.results import HeardCorrection, HeardSide
@@ -50,7 +50,12 @@ class TakenUp:
     def whole_move(self) -> bool:
         """A move complete in itself that the host acts on at once ("cereja", "music, two", "yes" to a
         question): nothing more is coming, so the ears may close the utterance after a short silence. A move
-        asked back is not one: "I think it's ..." may be a lead-in the scores half heard as a card."""
+        asked back is not one: "I think it's ..." may be a lead-in the scores half heard as a card. Where moves
+        count only said to the host, a line without the name is not one either, though a read-only command
+        is taken so: "apresentador" alone, heard as "score", would cut "apresentador, cometa" in two."""
+        moment = self.reading.moment
+        if moment.listening is ListenMode.ADDRESSED and not (self.form.addressed or moment.asked):
+            return False
         return (
             self.verdict is Attention.TAKE
             and self.understood.action is Action.ACCEPT
