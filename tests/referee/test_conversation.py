@@ -720,6 +720,24 @@ def test_pass_said_in_words_after_a_no_still_passes() -> None:
     assert kinds(game, before) == ["turn_ended"]
 
 
+def test_the_same_unsure_words_denied_as_a_command_are_not_asked_again() -> None:
+    """ "orelha" heard "Fim." (a pass's word, heard unsure): "Did you say «Fim»?" - "no". The same words
+    again are not asked about a second time (four times in a game before): the scores weigh the line with
+    the pass set aside, and the card they put first is asked back."""
+    host, said, game = table("classic-en")
+    host.hear("music, two")
+    cards = tuple(game.visible_cards())
+    phrases = (cards[0], "pass", *cards[1:])
+    logits = (0.0, -1.0, *(-12.0 for _ in cards[1:]))
+    unsure = Heard("End turn.", 0.2, closed=ClosedSet(phrases, logits, logits, tuple(0.0 for _ in phrases)))
+    host.hear(unsure)
+    assert "end turn" in said.lines[-1].lower() and host.question is not None
+    host.hear("no")
+    before = len(game.events)
+    host.hear(unsure)
+    assert host.pending_candidates == [cards[0]] and kinds(game, before) == []
+
+
 def test_a_no_sets_a_move_aside_for_the_next_line_only() -> None:
     """A "yes" misheard as "no" must not lock a card out: after a line in between, the garble is asked about
     what the scores put first again."""

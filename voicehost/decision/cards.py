@@ -239,7 +239,8 @@ def _undenied(logits: dict[str, float], reading: Reading) -> tuple[dict[str, flo
     vocab = vocabulary(moment.lang)
     plainly = reading.plainly  # a slip ("Lhena." for HIENA) is no word of it
     named_card = plainly.card if isinstance(plainly, HeardGuess) else None
-    named_command = plainly.command if isinstance(plainly, HeardCommand) else None
+    sure = reading.said.action is Action.ACCEPT  # "Fim." heard unsure and denied as a pass names no pass
+    named_command = plainly.command if isinstance(plainly, HeardCommand) and sure else None
     commands = {phrase: vocab.scored_command(phrase) for phrase in logits}
     denied = {
         phrase

@@ -107,5 +107,14 @@ def decide(heard: Heard, reading: Reading, model: Calibration | None = None) -> 
             placed = card_verdict(replace(heard, closed=None), reading, model)
             if isinstance(placed, HeardGuess):
                 return placed
-        return confirmed_by_scores(heard, said, moment, model)
+        confirmed = confirmed_by_scores(heard, said, moment, model)
+        if not _denied_words(confirmed, moment):
+            return confirmed
     return card_verdict(heard, reading, model)
+
+
+def _denied_words(said: Understanding, moment: Moment) -> bool:
+    """A command the words name but the ears heard unsure, just asked back and answered "no" ("Disseste
+    «Fim»?" - "não"): the same words again are no such command, and the scores weigh the line instead, with
+    it set aside. MBROLA pt1's "orelha", heard "Fim." four times, was asked "Disseste «Fim»?" four times."""
+    return isinstance(said, HeardCommand) and said.action is Action.CONFIRM and said.command in moment.denied_commands
