@@ -215,6 +215,11 @@ def test_only_a_move_the_host_acts_on_at_once_closes_the_utterance_early() -> No
     moment = host.moment()
     assert not whole_move(Heard("Host,"), moment) and not whole_move(Heard(card.lower()), moment)
     assert not whole_move(Heard("score"), moment)  # taken without the name, but it may be the name garbled
+    phrases = ("score", *game.visible_cards())
+    logits = (0.0, *(-12.0 for _ in phrases[1:]))
+    scored = ClosedSet(phrases, logits, logits, (1.0, *(0.0 for _ in phrases[1:])))
+    name_alone = Heard(moment.host_names[0], 0.7, closed=scored, transcript_logprob=-1.0, name_gain=6.0, name_words=1)
+    assert not whole_move(name_alone, moment)  # scored "score", but held open for the move
     assert whole_move(Heard(f"Host, {card.lower()}"), moment)
 
 

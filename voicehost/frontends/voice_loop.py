@@ -120,8 +120,12 @@ class EchoGate:
 
 def whole_move(heard: Heard, moment: Moment) -> bool:
     """Whether the utterance as it stands is a move the host acts on at once (`TakenUp.whole_move`): the
-    ears close it after a short silence rather than the full closing one (`voicehost.ears.vad.WHOLE_MS`)."""
-    return not moment.over_host and bool(heard.text.strip()) and take_up(heard, moment).whole_move
+    ears close it after a short silence rather than the full closing one (`voicehost.ears.vad.WHOLE_MS`).
+    Never what the ears would hold open for more: "apresentador" alone, scored as "pontuação", was taken
+    for the score and cut "apresentador, cometa" in two."""
+    if moment.over_host or not heard.text.strip() or unfinished(heard, moment):
+        return False
+    return take_up(heard, moment).whole_move
 
 
 class VoiceLoop:
