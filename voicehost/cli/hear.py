@@ -9,8 +9,10 @@ from engine.characters import shown
 from voicehost.cli.failures import EXIT_OK, UserError
 from voicehost.cli.hearing import judge_files, moment_of, verdict
 from voicehost.cli.setup import read_board
+from voicehost.decision import unfinished
 from voicehost.ears.recognizers import make_ears, make_recognizer
 from voicehost.frontends.devices import microphone_chunks, what_went_wrong
+from voicehost.frontends.voice_loop import whole_move
 from voicehost.speech_models.choice import choose_engine
 
 
@@ -32,7 +34,8 @@ def command_hear(args: argparse.Namespace) -> int:
         )
         try:
             moment = moment_of(board, args.phase)
-            for index, heard in enumerate(ears.utterances(chunks, lambda: moment), 1):
+            utterances = ears.utterances(chunks, lambda: moment, unfinished, whole_move)  # cut as the host's are
+            for index, heard in enumerate(utterances, 1):
                 said = verdict(heard, moment, f"utterance {index}")
                 print(shown(said.json() if args.json else said.line()), flush=True)
         except KeyboardInterrupt:
