@@ -5,7 +5,7 @@ when the move is a guess, a place or a command; a fresh game for a clue), the ho
 (`voicehost.referee.host.Host`) runs with its voice loop (`voicehost.frontends.voice_loop.VoiceLoop`),
 whose ears are `SegmentedEars` (the Silero segmenter, recognition started at the first pause, the
 hold for an unfinished clue word), and speaks through `SpeakerMouth` with the real synthesizer. The
-move comes as a microphone delivers it: quiet, the speech, quiet, in 0.1 s chunks, each when its last
+move comes as a microphone delivers it: quiet, the speech, quiet, in 32 ms chunks, each when its last
 sample has been "recorded" (real time). The loudspeaker is a stand-in that notes when it is handed
 the answer's first sample. Nothing is rebuilt here: the parts are watched, never copied.
 
@@ -25,7 +25,7 @@ streams its microphone in 1024-sample chunks in real time), the link and the sat
 `--satellite` plays (`SatelliteLink`, `SatelliteMouth`); *→ first chunk* is from the end of speech at
 the satellite's microphone to the first audio chunk of the answer arriving back at it.
 
-vosk path (the Korean model, bench/korean.py): the stream is fed in 0.1 s chunks to
+vosk path (the Korean model, bench/korean.py): the stream is fed in the same chunks to
 `VoskRecognizer.listen`, whose endpointer closes the utterance; to the result is the audio between the
 end of speech and the chunk that closed it plus the wall time vosk took on that last chunk.
 """
@@ -54,6 +54,7 @@ from engine.events import EventType
 from engine.lang import Lang
 from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.ears.heard import Heard, MomentSource, Preparing, Recognizer
+from voicehost.ears.recordings import CHUNK_SECONDS
 from voicehost.ears.streams import Ears, SegmentedEars, Unfinished, Whole
 from voicehost.frontends.voice_loop import VoiceLoop
 from voicehost.mouth import SpeakerMouth, SpeechSynthesizer
@@ -61,8 +62,8 @@ from voicehost.prompts import Prompts
 from voicehost.referee.host import Host, HostSettings
 from voicehost.understanding.moment import ListenMode
 
-CHUNK: Final = SAMPLE_RATE // 10
-"""0.1 s, as the microphone delivers it (voicehost.ears.recordings.CHUNK_SECONDS)."""
+CHUNK: Final = round(CHUNK_SECONDS * SAMPLE_RATE)
+"""As the microphone delivers it (voicehost.ears.recordings.CHUNK_SECONDS)."""
 LEAD_S: Final = 0.6
 TRAIL_S: Final = 2.5
 """Quiet after the speech: more than the hold for an unfinished clue word and vosk's longest rule (2 s)."""

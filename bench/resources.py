@@ -2,7 +2,7 @@
 
 The parent runs `python -m bench.resources --seconds S --cache DIR`, which loads the Whisper engine,
 then hears S seconds of a table: the held-out voices' utterances (every language, every kind, clean)
-one after another with 1.5-3 s of quiet between them, fed in 0.1 s chunks to the ears as the host runs
+one after another with 1.5-3 s of quiet between them, fed in the microphone's chunks to the ears as the host runs
 them (`SegmentedEars`: the Silero segmenter, recognition in the ears' own thread from the first pause)
 in the host's context, each taken up as the host takes it up. It prints one JSON line: the load time,
 the real-time factor, the resident set after loading and at the end, and the peak (VmHWM, the
@@ -31,7 +31,6 @@ SESSION_S: Final = 600.0
 """A 10-minute session; --quick hears QUICK_SESSION_S."""
 QUICK_SESSION_S: Final = 60.0
 TIMEOUT_S: Final = 3600
-CHUNK: Final = 1600
 
 
 def _status_mb(field: str) -> float | None:
@@ -57,6 +56,7 @@ def session(model: Path, seconds: float, cache: Path, quick: bool) -> dict[str, 
     from engine.lang import Lang
     from voicehost.audio.samples import SAMPLE_RATE
     from voicehost.ears.recognizers.whisper import WhisperRecognizer
+    from voicehost.ears.recordings import CHUNK_SECONDS
     from voicehost.ears.streams import SegmentedEars
     from voicehost.ears.vad import Segmenter
     from voicehost.understanding.moment import ListenMode, Moment
@@ -94,8 +94,9 @@ def session(model: Path, seconds: float, cache: Path, quick: bool) -> dict[str, 
             quiet += (rng.standard_normal(len(quiet)) * 0.001).astype(np.float32)
             spans.append((position / SAMPLE_RATE, (position + len(speech)) / SAMPLE_RATE, utterance))
             said = np.concatenate([speech, quiet])
-            for start in range(0, len(said), CHUNK):
-                yield said[start : start + CHUNK]
+            chunk = round(CHUNK_SECONDS * SAMPLE_RATE)  # as the microphone delivers it
+            for start in range(0, len(said), chunk):
+                yield said[start : start + chunk]
             position, turn = position + len(said), turn + 1
 
     def moment() -> Moment:

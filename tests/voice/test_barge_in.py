@@ -5,7 +5,7 @@ Everything that hears and speaks is real: the Host, the SpeakerMouth with the es
 the VoiceLoop with its echo gate, the Silero VAD and the Whisper base model (as `make_ears` builds
 them). Only the room is simulated, and on a clock of its own, not the wall clock, so that how fast
 (or how busy) the machine is changes nothing in what is heard: the room's time is the audio the
-microphone has delivered. The loop pulls each 0.1 s chunk; the microphone hands it over once the
+microphone has delivered. The loop pulls each chunk; the microphone hands it over once the
 mouth has settled (nothing left to say, or the loudspeaker playing), carrying what the loudspeaker
 played then (attenuated, as a speaker-to-microphone path does) plus the player's espeak-ng voice.
 An announcement plays for its length in chunks and a cut is heard at the next chunk; synthesizing

@@ -12,9 +12,12 @@ import numpy as np
 from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.audio.wav import wav_blocks
 
-CHUNK_SECONDS: Final = 0.1
-"""Audio handed to the recognizer at a time: short enough for a snappy end of speech, long enough
-that Python's per-chunk overhead stays negligible."""
+CHUNK_SECONDS: Final = 0.032
+"""Audio handed to the ears at a time: one voice-detector window (512 samples at 16 kHz), so the end of
+speech is seen within a window of its happening. With 0.1 s chunks each utterance's close waited up to
+100 ms for the chunk that held it: on the quick latency bench, end of speech → first sample went from
+384 / 552 to 332 / 502 ms p50 / p90 and vosk → result from 189 / 227 to 162 / 175 ms; the per-chunk
+overhead (a queue hand-off, a loudness for the echo gate) stays far under a millisecond."""
 
 
 def file_chunks(

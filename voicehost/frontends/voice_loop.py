@@ -36,9 +36,10 @@ ECHO_MARGIN_DB: Final = 6.0
 90th percentile, the echo's own loudest chunks within a few dB of it)."""
 ECHO_WINDOW_S: Final = 10.0
 ECHO_PERCENTILE: Final = 90.0
-MIN_ECHO_CHUNKS: Final = 5
-LEVEL_HISTORY: Final = 600
-"""Chunk levels kept while the host talks (a minute of 0.1 s chunks)."""
+MIN_ECHO_SECONDS: Final = 0.5
+"""How much of the echo the gate needs to know its level: less, and a "stop" over it is not taken."""
+LEVEL_HISTORY: Final = 2000
+"""Chunk levels kept while the host talks (a minute of the microphone's 32 ms chunks)."""
 
 
 class Speaking(Protocol):
@@ -63,7 +64,9 @@ class EchoGate:
     _position: int = field(default=0, init=False)
     _talk: list[list[float]] = field(default_factory=list, init=False)  # [start_s, end_s, number] spans
     _spans: int = field(default=0, init=False)
-    _levels: deque[tuple[float, float]] = field(default_factory=lambda: deque(maxlen=LEVEL_HISTORY), init=False)
+    _levels: deque[tuple[float, float, float]] = field(  # (start_s, seconds, dB) of each chunk while talking
+        default_factory=lambda: deque(maxlen=LEVEL_HISTORY), init=False
+    )
 
     def watch(self, chunks: Iterable[Audio]) -> Iterator[Audio]:
         for chunk in chunks:
@@ -77,7 +80,7 @@ class EchoGate:
                     self._spans += 1
                     self._talk.append([start, end, self._spans])
                 del self._talk[:-16]
-                self._levels.append((start, _level_db(chunk)))
+                self._levels.append((start, end - start, _level_db(chunk)))
             yield chunk
 
     def louder_than_echo(self, heard: Heard) -> bool:
@@ -92,11 +95,15 @@ class EchoGate:
         if heard.start_s is None or heard.end_s is None:
             return True
         start, end = heard.start_s, heard.end_s
-        echo = [level for at, level in self._levels if start - ECHO_WINDOW_S <= at < start - 0.1 or at >= end]
-        during = [level for at, level in self._levels if start - 0.1 <= at < end]
-        if len(echo) < MIN_ECHO_CHUNKS or not during:
+        echo = [
+            (level, seconds)
+            for at, seconds, level in self._levels
+            if start - ECHO_WINDOW_S <= at < start - 0.1 or at >= end
+        ]
+        during = [level for at, _, level in self._levels if start - 0.1 <= at < end]
+        if sum(seconds for _, seconds in echo) < MIN_ECHO_SECONDS or not during:
             return False
-        return max(during) >= float(np.percentile(echo, ECHO_PERCENTILE)) + ECHO_MARGIN_DB
+        return max(during) >= float(np.percentile([level for level, _ in echo], ECHO_PERCENTILE)) + ECHO_MARGIN_DB
 
     def overlaps(self, heard: Heard) -> bool:
         """Whether the utterance was (partly) said while the host talked, or just after."""
