@@ -301,12 +301,16 @@ def _stop_after_answer(watch: Watch, stop: threading.Event) -> threading.Thread:
 def _timing(
     utterance: Utterance, path: str, watch: Watch, speech_end: float, answers: Sequence[float], outcome: str
 ) -> Timing | None:
-    """The first answer after the speech ended, by stage; None when there is none (the host let it be)."""
-    after = [t for t in answers if t >= speech_end - 0.05]
-    if not after or not watch.handed:
+    """The first answer after the ears handed the move to the host, by stage; None when there is none (the
+    host let it be). A whole move closes 160 ms after the detector's end of speech, which may come before a
+    faint tail the synthesized speech still holds: that answer is this move's too."""
+    if not watch.handed:
+        return None
+    after = [t for t in answers if t >= watch.handed[0][0]]
+    if not after:
         return None
     if path == "satellite":  # the stages are the host's; the answer is what came back to the satellite
-        local = [t for t in watch.played if t >= speech_end - 0.05]
+        local = [t for t in watch.played if t >= watch.handed[0][0]]
         stages = stages_of(watch, speech_end, local[0]) if local else {}
         stages["first"] = (after[0] - speech_end) * 1000
     else:
