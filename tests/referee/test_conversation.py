@@ -223,6 +223,21 @@ def test_only_a_move_the_host_acts_on_at_once_closes_the_utterance_early() -> No
     assert whole_move(Heard(f"Host, {card.lower()}"), moment)
 
 
+def test_the_hosts_name_alone_is_asked_for_the_move_whatever_the_scores_make_of_it() -> None:
+    """ "apresentador" and nothing after it (the ears held it for the move, none came), scored "pontuação":
+    the name's own sound is no move, so the score is not read out; the table is asked for the move."""
+    host, said, game = table("classic-en")
+    host.listening = ListenMode.ADDRESSED
+    host.hear("host, music, two")
+    moment = host.moment()
+    phrases = ("score", *game.visible_cards())
+    logits = (0.0, *(-12.0 for _ in phrases[1:]))
+    scored = ClosedSet(phrases, logits, logits, (1.0, *(0.0 for _ in phrases[1:])))
+    count = len(said.lines)
+    host.hear(Heard(moment.host_names[0], 0.7, closed=scored, transcript_logprob=-1.0, name_gain=6.0, name_words=1))
+    assert said.since(count) == [host.t("input.reprompt_guess")]
+
+
 # ---- questions, commands, silence ----------------------------------------------------------------
 
 

@@ -79,6 +79,10 @@ def take_up(heard: Heard, moment: Moment) -> TakenUp:
     reading = Reading(first[1] if first else text, moment, heard.confidence, first[0] if first else None)
     heard = replace(heard, text=reading.text)  # the scores were of the whole utterance, name and all
     understood = correction(reading) or decide(heard, reading)
+    if (named is not None or form.addressed) and not reading.text.strip(" ,.;:!?"):
+        # the host's name and nothing after it (held for the move, none came): whatever the scores make of
+        # the name's own sound is no move ("apresentador" scored "pontuação" 0.59 read the score out)
+        understood = NotUnderstood(heard.text, Action.REPROMPT, 0.0)
     if reading.side is not None and reading.claimed is None and not isinstance(understood, HeardCommand):
         understood = HeardSide(reading.text, Action.ACCEPT, 1.0, reading.side.value)  # "A", "player B"
     if moment.guessing and isinstance(reading.said, HeardClue) and not isinstance(understood, HeardClue | HeardCommand):
