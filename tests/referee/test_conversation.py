@@ -236,6 +236,12 @@ def test_the_hosts_name_alone_is_asked_for_the_move_whatever_the_scores_make_of_
     count = len(said.lines)
     host.hear(Heard(moment.host_names[0], 0.7, closed=scored, transcript_logprob=-1.0, name_gain=6.0, name_words=1))
     assert said.since(count) == [host.t("input.reprompt_guess")]
+    card = game.visible_cards()[0]  # "host, pretzel" written "post-present", read as the name: a move still
+    phrases = (card, *(c for c in game.visible_cards() if c != card))
+    logits = (0.0, *(-6.0 for _ in phrases[1:]))
+    near = ClosedSet(phrases, logits, logits, (0.98, *(0.0 for _ in phrases[1:])))
+    host.hear(Heard("post-present", 0.4, closed=near, transcript_logprob=-3.0, name_gain=6.0, name_words=1))
+    assert host.pending_candidates[:1] == [card] or card not in game.visible_cards()
 
 
 # ---- questions, commands, silence ----------------------------------------------------------------
