@@ -67,9 +67,8 @@ class Heard:
     alternatives: tuple[tuple[str, float], ...] = field(default=())  # (text, score) runners-up, best first
     start_s: float | None = None  # where the utterance lies in the audio stream, when known
     end_s: float | None = None
-    closed_s: float | None = (
-        None  # when the ears closed it: its end, then the silence that closed it (short for a whole move)
-    )
+    # when the ears closed it: its end, then the silence that closed it (short for a whole move)
+    closed_s: float | None = None
     transcript_logprob: float | None = None  # of the free transcript, end included (Whisper)
     closed: ClosedSet | None = None
     places: ClosedSet | None = None  # the places of the grid scored the same way, when the words sound like one

@@ -173,14 +173,7 @@ class Segmenter:
                 else:
                     silent += 1
                 if on_pause is not None and silent == pause_windows and voiced >= min_windows:
-                    on_pause(
-                        Utterance(
-                            np.concatenate(speech),
-                            start * window_s,
-                            (position - silent) * window_s,
-                            position * window_s,
-                        )
-                    )
+                    on_pause(as_at_pause())  # all of it: the pause is just reached
                 sliced = talking is not None and len(speech) >= slice_windows and talking()
                 asked = voiced >= min_windows and not sliced and closing == end_windows
 

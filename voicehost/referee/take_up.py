@@ -65,7 +65,10 @@ class TakenUp:
 
 def take_up(heard: Heard, moment: Moment) -> TakenUp:
     """The form, the name, the decision, the verdict and the hedge of one utterance heard at `moment`."""
-    written = heard.text  # the words as the ears wrote them, before the name is taken off
+    # the host's name written and nothing after it (held for the move, none came): whatever the scores make
+    # of the name's own sound is no move ("apresentador" scored "pontuação" 0.59 read the score out); a word
+    # the name's reading takes that is no name ("post-present") may still hold the move
+    name_alone = is_host_name(heard.text, moment.lang, moment.host_names)
     form = form_of(heard.text, moment.lang, moment.host_names)
     named, name_words = (None, 0) if form.addressed else name_unwritten(heard, moment)
     if named is not None:  # the name was said, though the transcript left it out or garbled it
@@ -79,12 +82,10 @@ def take_up(heard: Heard, moment: Moment) -> TakenUp:
     first = side_first(text, moment.lang) if moment.sides else None  # "A: touro, dois"
     reading = Reading(first[1] if first else text, moment, heard.confidence, first[0] if first else None)
     heard = replace(heard, text=reading.text)  # the scores were of the whole utterance, name and all
-    understood = correction(reading) or decide(heard, reading)
-    if is_host_name(written, moment.lang, moment.host_names):
-        # the host's name written and nothing after it (held for the move, none came): whatever the scores
-        # make of the name's own sound is no move ("apresentador" scored "pontuação" 0.59 read the score
-        # out); a word the name's reading took that is no name ("post-present") may still hold the move
-        understood = NotUnderstood(heard.text, Action.REPROMPT, 0.0)
+    if name_alone:
+        understood: Understanding = NotUnderstood(heard.text, Action.REPROMPT, 0.0)
+    else:
+        understood = correction(reading) or decide(heard, reading)
     if reading.side is not None and reading.claimed is None and not isinstance(understood, HeardCommand):
         understood = HeardSide(reading.text, Action.ACCEPT, 1.0, reading.side.value)  # "A", "player B"
     if moment.guessing and isinstance(reading.said, HeardClue) and not isinstance(understood, HeardClue | HeardCommand):
