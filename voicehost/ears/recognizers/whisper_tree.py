@@ -103,10 +103,13 @@ def read_model(path: Path) -> dict[str, npt.NDArray[Any]]:
     return variables
 
 
-def release(array: npt.NDArray[Any]) -> None:
+def release(array: npt.NDArray[Any], *, whole_file: bool = False) -> None:
     """Let the pages of `array` go from this process's memory when it is read from a mapped file
     (`read_model`): once quantized, a weight is not read again, yet its pages would stay resident as long
-    as the mapping (the decoder's: 100 MB). Read again (an embedding's row), a page comes back alone."""
+    as the mapping (the decoder's: 100 MB). Read again (an embedding's row), a page comes back alone.
+    `whole_file`: every page of the file `array` lies in, also those the kernel mapped around the pages
+    read (reading the variables' headers one after another maps most of the file: 80 MB of the encoder's
+    weights, which the decoder never reads)."""
     base: Any = array
     while base is not None and not isinstance(base, np.memmap):
         base = base.base
@@ -114,9 +117,9 @@ def release(array: npt.NDArray[Any]) -> None:
     if base is None or mapping is None or not hasattr(mapping, "madvise"):
         return
     page = mmap.PAGESIZE
-    start = array.ctypes.data - base.ctypes.data
+    start = 0 if whole_file else array.ctypes.data - base.ctypes.data
     first = start // page * page
-    end = -(-(start + array.nbytes) // page) * page
+    end = len(mapping) if whole_file else -(-(start + array.nbytes) // page) * page
     with contextlib.suppress(OSError, ValueError):
         mapping.madvise(mmap.MADV_DONTNEED, first, min(end, len(mapping)) - first)
 
@@ -397,6 +400,7 @@ class TreeScorer:
             projection = weights.get("decoder/projection/weight", weights["decoder/embeddings/weight"])
             self.projection = Int8Linear(projection, None, threads=threads, products=self._products)
             release(projection)  # the embeddings' too, when they are the same: their rows come back as looked up
+            release(self.embeddings, whole_file=True)
         except KeyError as exc:
             raise DecoderFormatError(f"model.bin has no {exc} (not a Whisper model)") from None
         if not self.layers:
