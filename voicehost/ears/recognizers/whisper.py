@@ -69,8 +69,10 @@ AHEAD_FRAMES: Final = (200, 300, 400, 500, 600)
 """The windows of utterances up to 5 s, whose priors a new board's phrases get ahead (`_prepare_ahead`)."""
 AHEAD_PAUSE_SECONDS: Final = 0.01
 """Encoded silences kept (`_silence`): 0.2 MB a second of window."""
-EXAMPLE_BATCH: Final = 16
-"""The second signal's examples encoded at once (16 two-second windows: ~10 MB of features and states)."""
+EXAMPLE_BATCH: Final = 4
+"""The second signal's examples encoded at once. CTranslate2's encoder holds a batch's activations of every
+layer: 16 clips at once raised the process's peak by 70 MB, and 4 encode as fast (a board's 75 examples in
+1.3-1.5 s either way, the same states bit for bit)."""
 WHISPER_LANGS: Final = {"pt": "pt", "it": "it", "en": "en", "ko": "ko"}
 NUMERICS: Final = {"CT2_USE_MKL": "0"}
 """CTranslate2 uses Intel MKL on Intel processors unless told otherwise, and MKL's results can change
