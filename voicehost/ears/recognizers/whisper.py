@@ -40,6 +40,7 @@ from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.ears.conditions import snr_db
 from voicehost.ears.examples import Example, ExampleBank, by_example, example_voices, speech_span
 from voicehost.ears.heard import ClosedSet, ClueNumbers, Heard
+from voicehost.ears.recognizers.heap import one_heap
 from voicehost.ears.recognizers.whisper_tree import DecoderFormatError, Memory, Scoring, TreeScorer, one_blas_thread
 from voicehost.speech_models import ModelError, reinstall_advice
 from voicehost.understanding import Action, Command, HeardGuess, command_phrases, normalize, spoken_numbers, vocabulary
@@ -87,6 +88,7 @@ class WhisperRecognizer:
     def __init__(self, model_dir: Path, *, threads: int | None = None, compute_type: str = "int8") -> None:
         for name, value in NUMERICS.items():
             os.environ.setdefault(name, value)
+        one_heap()
         try:
             from faster_whisper import WhisperModel
         except ImportError:
