@@ -134,6 +134,25 @@ def test_pass_written_with_a_number_while_guessing_is_a_pass_not_a_clue() -> Non
     assert isinstance(clue, HeardClue)
 
 
+def test_pause_with_nothing_to_pause_is_a_pass_taken_when_the_scores_agree() -> None:
+    """ "Pause." with no sand running while the team may pass: a pass, at once when the scores put "pass"
+    first, asked back when they do not or when nothing was scored (typed); "pause" stays a pause where
+    there is sand to pause, or where no pass may be made."""
+    idle = Moment(Lang.EN, Awaited.GUESS, visible=CARDS, nothing_to_pause=True)
+    agreeing = Heard("pause", 0.65, closed=closed({"pass": 0.0, "CHERRY": -6.0, "WALRUS": -7.0, "ROBIN": -8.0}))
+    taken = decide(agreeing, Reading(agreeing.text, idle, agreeing.confidence))
+    assert isinstance(taken, HeardCommand) and taken.command is Command.PASS and taken.action is Action.ACCEPT
+    assert taken.heard == "pass"
+    other = Heard("pause", 0.65, closed=closed({"CHERRY": 0.0, "pass": -3.0, "WALRUS": -7.0, "ROBIN": -8.0}))
+    taken = decide(other, Reading(other.text, idle, other.confidence))
+    assert not (isinstance(taken, HeardCommand) and taken.action is Action.ACCEPT)
+    typed = decide(Heard("pause"), Reading("pause", idle, None))
+    assert isinstance(typed, HeardCommand) and typed.command is Command.PASS and typed.action is Action.CONFIRM
+    running = Moment(Lang.EN, Awaited.GUESS, visible=CARDS)
+    paused = decide(agreeing, Reading(agreeing.text, running, agreeing.confidence))
+    assert isinstance(paused, HeardCommand) and paused.command is Command.TIMER_PAUSE
+
+
 def test_a_clue_shaped_line_while_guessing_is_weighed_by_the_cards_scores() -> None:
     """ "Cata-sete." for "capacete": no clue can be given now, so a card the scores put far ahead is the
     move (asked back or acted on as the calibration says), and a line they do not point anywhere stays no move."""

@@ -73,6 +73,17 @@ def pass_shaped_as_clue(said: HeardClue, moment: Moment) -> HeardCommand | None:
     return None
 
 
+def pause_heard_as_pass(said: HeardCommand, moment: Moment) -> HeardCommand | None:
+    """ "Pause." with no sand running while the guessers may pass: Whisper writes a plain "pass" so (an
+    English voice of the bench's table, every pass of a game), and there is nothing to pause. A pass, asked
+    back unless the scores put it first too (`confirmed_by_scores`: "pass" led them at 0.94-0.98 each
+    time); None for any other command, or when "pause" has sand to pause."""
+    if not moment.nothing_to_pause or said.command is not Command.TIMER_PAUSE:
+        return None
+    word = vocabulary(moment.lang).scored_words[Command.PASS]
+    return HeardCommand(word, Action.CONFIRM, said.confidence, Command.PASS)
+
+
 def decide(heard: Heard, reading: Reading, model: Calibration | None = None) -> Understanding:
     """What the utterance means now (`reading`: its words in the moment, the host's name taken off)."""
     moment, said = reading.moment, reading.said
@@ -90,6 +101,8 @@ def decide(heard: Heard, reading: Reading, model: Calibration | None = None) -> 
         return clue_verdict(heard, reading)
     if moment.guessing and isinstance(said, HeardClue):
         said = pass_shaped_as_clue(said, moment) or said
+    if isinstance(said, HeardCommand):
+        said = pause_heard_as_pass(said, moment) or said
     if heard.closed is None and heard.places is None:
         return said
     model = model or calibration()

@@ -17,7 +17,6 @@ from voicehost.referee.rulings import PendingClue
 from voicehost.referee.view import View
 from voicehost.understanding import (
     Action,
-    Command,
     HeardClue,
     HeardCommand,
     HeardGuess,
@@ -38,8 +37,6 @@ def respond(
     if isinstance(heard, HeardCommand) and heard.command in KEY_REQUESTS:  # changes nothing: never asked back
         return by_ear.answer(view, heard.command, heard.word if isinstance(heard, HeardClueCheck) else "")
     if isinstance(heard, HeardCommand):
-        if heard.command is Command.TIMER_PAUSE and (passing := commands.pass_for_pause(view)) is not None:
-            return passing
         if heard.action is Action.CONFIRM:
             return [Ask(ConfirmCommand(command=heard.command, heard_text=heard.heard))]
         return commands.command(view, heard.command)

@@ -10,9 +10,9 @@ from engine.errors import NothingToCover
 from engine.events import Event, EventType
 from engine.game import Phase
 from voicehost.referee.effects import Ask, Effect, Listen, NewGame, Play, Quit, Say, Timer
-from voicehost.referee.questions import ConfirmBeforeActing, ConfirmCommand
+from voicehost.referee.questions import ConfirmBeforeActing
 from voicehost.referee.view import View
-from voicehost.understanding import Command, vocabulary
+from voicehost.understanding import Command
 from voicehost.understanding.moment import ListenMode
 
 TIMER_COMMANDS = (Command.TIMER_FLIP, Command.TIMER_PAUSE, Command.TIMER_RESUME, Command.TIME_LEFT)
@@ -69,18 +69,6 @@ def command(view: View, command: Command) -> list[Effect]:
     if command is Command.LISTEN_OPEN:
         return set_listening(view, ListenMode.OPEN)
     return []
-
-
-def pass_for_pause(view: View) -> list[Effect] | None:
-    """ "Pause" (sure or not) with no sand running, while the team may pass: the ears write a plain "pass"
-    so ("Pause."), so the host says there is nothing to pause and asks whether the turn ends, rather than
-    leave the team saying "pass" again and again to a timer that is not there. None when the sand runs
-    or the team may not pass: the pause is then what was meant."""
-    if view.timer_running or not view.game.passes_now:
-        return None
-    word = vocabulary(view.game.board.lang).scored_words[Command.PASS]
-    ask = ConfirmCommand(command=Command.PASS, heard_text=word)
-    return [Say(view.t("timer.not_running"), remember=False), Ask(ask)]
 
 
 def undo(view: View) -> list[Effect]:

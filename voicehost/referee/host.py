@@ -189,6 +189,7 @@ class Host:
                 and not asked
                 and not self._heard_since_clue,
                 sides=not game.TEAMS,
+                nothing_to_pause=not self.timer.has_sand and game.passes_now,
             )
 
     @property
