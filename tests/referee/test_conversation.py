@@ -561,6 +561,34 @@ def test_once_the_game_is_over_a_quit_near_twice_in_a_row_is_asked_back() -> Non
         use(None)
 
 
+def test_the_addressed_ways_reprompt_counts_as_a_first_hearing_of_a_quit() -> None:
+    """Said to the host, a line not understood gets "Não percebi…" (the addressed way's "Sorry?"): the
+    same ending near again right after is asked back, as after "Como?" (MBROLA pt1's "apresentador, sair
+    do jogo", heard "saíram do jogo", met the reprompt four times and the table could not leave)."""
+    from voicehost.decision import calibration
+    from voicehost.decision.calibration import use
+
+    logprobs = (-10.8, -30.0)
+    commands = ClosedSet(("sair do jogo", "nova partida"), logprobs, logprobs, (1.0, 1.0))
+    garbled = Heard("apresentador, saíram do jogo.", 0.5, transcript_logprob=-10.0, commands=commands)
+    host, said, game = table("classic-pt-PT")
+    host.listening = ListenMode.ADDRESSED
+    host.hear("apresentador, " + CLUE["pt-PT"])
+    host.hear("apresentador, " + first_of(game, "assassin").lower())
+    assert game.over
+    use(replace(calibration(), ending_gap=0.5, ending_sorry=1.0))
+    try:
+        host.hear(garbled)
+        assert host.question is None and not host.finished
+        reprompt = said.lines[-1]
+        host.hear(garbled)
+        assert host.question is not None and said.lines[-1] != reprompt
+        host.hear("apresentador, sim")
+        assert host.finished
+    finally:
+        use(None)
+
+
 @pytest.mark.parametrize(
     ("text", "listening", "waits"),
     [

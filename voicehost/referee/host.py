@@ -336,6 +336,8 @@ class Host:
             self._unclear = understood.nearest if isinstance(understood, NotUnderstood) else None
             self.apply([Say(self.t("input.sorry"), remember=False)])
             return
+        if _let_be(taken) and isinstance(understood, NotUnderstood):
+            self._unclear = understood.nearest  # the addressed way's "I did not catch that" is its "Sorry?"
         alternatives = [card for card, share in heard.alternatives if share >= ALTERNATIVE_SHARE]
         self.apply(acting.respond(self.view(), understood, side, covered, alternatives))
 

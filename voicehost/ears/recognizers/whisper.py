@@ -28,7 +28,7 @@ import time
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from functools import cache, lru_cache
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Final
 
@@ -40,7 +40,7 @@ from voicehost.audio.samples import SAMPLE_RATE, Audio
 from voicehost.ears.conditions import snr_db
 from voicehost.ears.examples import Example, ExampleBank, by_example, example_voices, speech_span
 from voicehost.ears.heard import ClosedSet, ClueNumbers, Heard
-from voicehost.ears.recognizers.heap import one_heap
+from voicehost.ears.recognizers.heap import one_heap, return_freed_memory
 from voicehost.ears.recognizers.whisper_tree import DecoderFormatError, Memory, Scoring, TreeScorer, one_blas_thread
 from voicehost.speech_models import ModelError, reinstall_advice
 from voicehost.understanding import Action, Command, HeardGuess, command_phrases, normalize, spoken_numbers, vocabulary
@@ -129,7 +129,7 @@ class WhisperRecognizer:
         atexit.register(_stop_ahead, weakref.ref(self))  # before the interpreter stops its threads mid-computation
         self._examples = ExampleBank(self._encode_examples, example_voices)
         self._warm_up()
-        _return_freed_memory()
+        return_freed_memory()
 
     def _warm_up(self) -> None:
         """CTranslate2's first call with a new shape is slow (0.4-1.8 s): pay it at load, not at the first word."""
@@ -141,7 +141,7 @@ class WhisperRecognizer:
     def recognize(self, audio: Audio, moment: Moment) -> Heard:
         with self._computing:
             heard = self._recognize(audio, moment)
-        _return_freed_memory()
+        return_freed_memory()
         return heard
 
     def wait_prepared(self, timeout: float) -> bool:
@@ -380,14 +380,19 @@ class WhisperRecognizer:
         or "quit" once the game is over), their phrases are scored as transcripts beside the free
         transcript's own score: a short command is what Whisper hears worst ("para" comes out "pátor",
         "sair do jogo" "Sai no dujogo"). `voicehost.decision` weighs them (`stops`, `endings`); the endings
-        per token, so that a short phrase does not beat a long transcript by its length alone."""
+        per token, so that a short phrase does not beat a long transcript by its length alone. Once the game
+        is over each phrase is also scored after the host's name, as the cards are: "apresentador, sair do
+        jogo", transcribed "apresentador, saíram do jogo.", was 3 nats a token from "sair do jogo" alone."""
         phrases = phrases_scored(moment)
         if not phrases or not transcript.tokens:
             return heard
-        pairs = [(sot, self._card_tokens(phrase)) for phrase in phrases] + [(sot, [*transcript.tokens, self._eot])]
+        leads = [[]] if moment.over_host else [[], *(self._name_tokens(name) for name in moment.names)]
+        pairs = [(sot, [*lead, *self._card_tokens(phrase, capital=not lead)]) for phrase in phrases for lead in leads]
+        pairs.append((sot, [*transcript.tokens, self._eot]))
         scores = scoring.score(pairs)
         if not moment.over_host:  # "sai" against a long garbled transcript: compared per token, not in total
             scores = [score / len(tokens) for score, (_, tokens) in zip(scores, pairs, strict=True)]
+        scores = [max(scores[i * len(leads) : (i + 1) * len(leads)]) for i in range(len(phrases))] + [scores[-1]]
         order = sorted(range(len(phrases)), key=lambda i: -scores[i])
         logprobs = tuple(scores[i] for i in order)
         commands = ClosedSet(tuple(phrases[i] for i in order), logprobs, logprobs, (1.0,) * len(order))
@@ -526,7 +531,7 @@ class WhisperRecognizer:
                     if self._stopping:
                         return
                     self._priors_of(lang, frames, sot, phrases)
-            _return_freed_memory()
+            return_freed_memory()
             with self._ahead_lock:
                 self._ahead.pop(0)
 
@@ -693,24 +698,6 @@ def _logaddexp(a: float, b: float) -> float:
         return b
     top = max(a, b)
     return top + math.log(math.exp(a - top) + math.exp(b - top))
-
-
-def _return_freed_memory() -> None:
-    """What glibc kept of the blocks freed since (loading, an utterance's working arrays) goes back to the
-    system: else the process keeps its largest working set of every kind (100 MB more after 10 minutes)."""
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
-
-
-@cache
-def _malloc_trim() -> Any:
-    try:
-        import ctypes
-
-        return ctypes.CDLL("libc.so.6").malloc_trim
-    except (OSError, AttributeError):
-        return None
 
 
 @lru_cache(maxsize=4096)
