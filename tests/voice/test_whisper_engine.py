@@ -215,3 +215,20 @@ def test_a_board_prepared_at_the_deal_has_every_example_before_its_first_guess(w
     assert not whisper._examples.missing(Lang.EN, cards)
     heard = whisper.recognize(said("en-us", "sheriff"), moment)
     assert heard.examples is not None and heard.examples.phrases[0] == "SHERIFF"
+
+
+def test_an_ending_said_after_the_hosts_name_is_scored_after_it(whisper: object) -> None:
+    """Once the game is over, "apresentador, sair do jogo" is heard near "quit": the ending phrases are
+    scored after the name as the transcript writes it, not alone against a transcript that has the name."""
+    from engine.lang import Lang
+    from voicehost.decision import calibration
+    from voicehost.decision.endings import ending_gap
+    from voicehost.understanding import Command
+    from voicehost.understanding.moment import Awaited, ListenMode, Moment
+    from voicehost.understanding.vocabulary import ending_of
+
+    moment = Moment(Lang.PT_PT, Awaited.OVER, listening=ListenMode.ADDRESSED, host_names=("apresentador",))
+    heard = whisper.recognize(said("pt", "apresentador, sair do jogo"), moment)  # type: ignore[attr-defined]
+    assert heard.commands is not None and ending_of(Lang.PT_PT, heard.commands.phrases[0]) is Command.QUIT
+    gap, near = ending_gap(heard), calibration().ending_sorry
+    assert gap is not None and near is not None and gap <= near, (heard.text, gap)

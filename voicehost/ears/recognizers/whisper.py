@@ -47,6 +47,7 @@ from voicehost.understanding import Action, Command, HeardGuess, command_phrases
 from voicehost.understanding.moment import Awaited, Moment
 from voicehost.understanding.positions import garbled_place_ways, places_to_score
 from voicehost.understanding.reading import Reading
+from voicehost.understanding.talk import is_host_name
 from voicehost.understanding.vocabulary import ending_phrases
 
 FRAME_STEP: Final = 100
@@ -381,12 +382,16 @@ class WhisperRecognizer:
         transcript's own score: a short command is what Whisper hears worst ("para" comes out "pátor",
         "sair do jogo" "Sai no dujogo"). `voicehost.decision` weighs them (`stops`, `endings`); the endings
         per token, so that a short phrase does not beat a long transcript by its length alone. Once the game
-        is over each phrase is also scored after the host's name, as the cards are: "apresentador, sair do
-        jogo", transcribed "apresentador, saíram do jogo.", was 3 nats a token from "sair do jogo" alone."""
+        is over each phrase is also scored after the host's name, as the cards are, and after the name as the
+        transcript writes it: "apresentador, sair do jogo", transcribed "apresentador, saíram do jogo.", was 3
+        nats a token from "sair do jogo" alone."""
         phrases = phrases_scored(moment)
         if not phrases or not transcript.tokens:
             return heard
-        leads = [[]] if moment.over_host else [[], *(self._name_tokens(name) for name in moment.names)]
+        leads: list[list[int]] = [[]]
+        if not moment.over_host:
+            leads += [self._name_tokens(name) for name in moment.names]
+            leads += self._spoken_name(transcript.tokens, moment)
         pairs = [(sot, [*lead, *self._card_tokens(phrase, capital=not lead)]) for phrase in phrases for lead in leads]
         pairs.append((sot, [*transcript.tokens, self._eot]))
         scores = scoring.score(pairs)
@@ -397,6 +402,13 @@ class WhisperRecognizer:
         logprobs = tuple(scores[i] for i in order)
         commands = ClosedSet(tuple(phrases[i] for i in order), logprobs, logprobs, (1.0,) * len(order))
         return replace(heard, commands=commands, transcript_logprob=scores[-1])
+
+    def _spoken_name(self, tokens: list[int], moment: Moment) -> list[list[int]]:
+        """The transcript's first words when they are the host's name ("apresentador,"), as a lead; else none."""
+        for start in _word_starts(self._tokenizer, tokens)[1 : MAX_LEADS + 1]:
+            if is_host_name(self._tokenizer.decode(tokens[:start]), moment.lang, moment.host_names):
+                return [tokens[:start]]
+        return []
 
     def _clue_word_end(self, tokens: list[int], lang: Lang) -> int:
         """How many of the transcript's tokens make the clue's word: up to the first word that starts a
