@@ -36,7 +36,8 @@ def _libc() -> ctypes.CDLL | None:
 @cache
 def one_heap() -> bool:
     """Limit the process to one malloc arena from now on, where the C library is glibc; whether it did.
-    Once per process: threads that already have an arena keep it, so it is called before the threads start."""
+    Once per process, when the recognizer is built: before its own threads (the priors ahead, the examples)
+    start; threads that already have an arena (a display's, the microphone's) keep it."""
     libc = _libc()
     with contextlib.suppress(AttributeError):
         done = libc is not None and bool(libc.mallopt(M_ARENA_MAX, 1))

@@ -36,7 +36,8 @@ Tuned on `python -m bench --sections latency --engines vosk`, whose 0.1 s chunks
 utterance this much to 100 ms more after its speech, against the goal of p95 end of speech -> result <=
 250 ms: 100 ms gave p95 282 ms there (one cut held, at a lower confidence), 120 ms 224-228 ms, 150 ms 261
 ms. With the microphone's 32 ms chunks (`recordings.CHUNK_SECONDS`), 120 ms gives p50 / p90 162 / 175 ms
-on the quick latency run (the same 15 of 16 cards right)
+on the quick latency run (the same 15 of 16 cards right).
+
 And on the quiet inside words: espeak-ng's stop closures last 30-50 ms in ko, pt-br and en, but
 110-120 ms in Italian double consonants ("gatto", "letto"), and real speakers hold them longer; with
 120-300 ms of quiet put inside the ko nouns, the results are the same as with vosk's endpointer
