@@ -19,6 +19,7 @@ from engine.lang import Lang
 from voicehost.decision.calibration import Calibration
 from voicehost.decision.features import GuessFeatures, with_examples
 from voicehost.decision.places import PlaceEvidence, placed_move
+from voicehost.decision.together import heard_together
 from voicehost.ears.heard import ClosedSet, Heard
 from voicehost.understanding import (
     Action,
@@ -122,9 +123,7 @@ def _said_again(heard: Heard, reading: Reading, model: Calibration) -> Understan
     if logits is None:
         return None
     logits, _ = _undenied(logits, reading)
-    before = dict(moment.let_be)
-    floor = min(before.values(), default=0.0)
-    together = {phrase: value + before.get(phrase, floor) for phrase, value in logits.items()}
+    together = heard_together(logits, dict(moment.let_be))
     found = _weighed_logits(heard, reading, together)
     if found.features is None:
         ask = model.pass_share if model.pass_ask_share is None else model.pass_ask_share
