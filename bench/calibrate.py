@@ -34,6 +34,7 @@ import numpy as np
 
 from bench import ROOT
 from bench.calibrate_moves import MovePoints, move_points
+from bench.calibrate_unworded import collect_unworded, unworded_point, unworded_summary
 from bench.corpus import Condition, Utterance, audio_of, boards, corpus, default_cache, voices_of
 from bench.hearings import Hearings
 from bench.places import PLACE_KINDS, place_corpus
@@ -466,12 +467,17 @@ def main(argv: list[str] | None = None) -> int:
         "--moves-only",
         action="store_true",
         help=(
-            "refit only the moves' points (clue numbers, pass, yes or no, the read-only commands from the "
-            'scores alone, "Sorry?" once the game is over), keeping the rest as shipped'
+            "refit only the moves' points (clue numbers and the clue gate, pass, yes or no, the read-only commands "
+            'from the scores alone, "Sorry?" once the game is over), keeping the rest as shipped'
         ),
     )
     parser.add_argument(
         "--names-only", action="store_true", help="refit only the points for the host's name, keep the rest"
+    )
+    parser.add_argument(
+        "--unworded-only",
+        action="store_true",
+        help="refit only the open way's point for cards the words do not name (after a full fit), keep the rest",
     )
     parser.add_argument("--quick", action="store_true", help="a few utterances (a smoke test)")
     parser.add_argument("--cache", type=Path, default=default_cache())
@@ -490,6 +496,9 @@ def main(argv: list[str] | None = None) -> int:
     ]
     if options.names_only:
         return _write_names(calibration(), recognizer, utterances, conditions, options)
+    if options.unworded_only:
+        command = " ".join(["python -m bench.calibrate", *(argv if argv is not None else sys.argv[1:])])
+        return _write_unworded(calibration(), recognizer, utterances, conditions, options.cache, options.write, command)
     moves = move_points(recognizer, utterances, conditions, options.cache, measured)
     for line in moves.summaries:
         print(f"[calibrate] {line}", file=sys.stderr)
@@ -545,6 +554,8 @@ def main(argv: list[str] | None = None) -> int:
         answer_by_lang=moves.answer_by_lang,
         pass_share=moves.pass_share,
         number_sure=moves.number_sure,
+        clue_floor=moves.clue_gate.floor,
+        clue_gap=moves.clue_gate.gap,
         ending_gap=moves.ending_gap,
         ending_sorry=moves.ending_sorry,
         read_only_share=moves.read_only_share,
@@ -556,6 +567,8 @@ def main(argv: list[str] | None = None) -> int:
         fitted=fitted,
         place=placed,
         example_weight=weight,
+        unworded_act=shipped.unworded_act,  # refitted on the new guess model by --unworded-only
+        unworded_words=shipped.unworded_words,
     )
     for name, value in zip(FEATURES, weights, strict=True):
         print(f"{name:14} {value:+.3f}", file=sys.stderr)
@@ -582,12 +595,33 @@ def _write_names(
     return _publish(refitted, options.write)
 
 
+def _write_unworded(
+    shipped: Calibration,
+    recognizer: Any,
+    utterances: Sequence[Utterance],
+    conditions: Sequence[Condition],
+    cache: Path,
+    write: bool,
+    command: str,
+) -> int:
+    """The shipped calibration with the open way's point for cards the words do not name refitted
+    (`--unworded-only`), on the shipped guess model's probabilities (its act is the point's lowest)."""
+    samples = collect_unworded(recognizer, utterances, conditions, cache, measured)
+    chosen = unworded_point(samples, shipped.act)
+    summary = unworded_summary(samples, chosen)
+    print(f"[calibrate] {summary}", file=sys.stderr)
+    fitted = {**shipped.fitted, "unworded": summary, "unworded_command": command}
+    return _publish(replace(shipped, unworded_act=chosen.act, unworded_words=chosen.words, fitted=fitted), write)
+
+
 def _write_moves(shipped: Calibration, moves: MovePoints, write: bool, command: str) -> int:
     """The shipped calibration with the moves' points refitted (`--moves-only`), and the command that did it."""
     fitted = {**shipped.fitted, "moves": list(moves.summaries), "moves_command": command}
     refitted = replace(
         shipped,
         number_sure=moves.number_sure,
+        clue_floor=moves.clue_gate.floor,
+        clue_gap=moves.clue_gate.gap,
         pass_share=moves.pass_share,
         answer_share=moves.answer_share,
         answer_by_lang=moves.answer_by_lang,

@@ -1,5 +1,7 @@
 """The operating points of the moves around the cards, chosen on the tuning voices as the cards' are:
-when a clue's number is sure enough to take the clue at once, when "pass" heard unsure acts at once because
+when a clue's number is sure enough to take the clue at once, when a line whose transcript writes no number is
+a clue at all (the clue gate: its number's share, and how far below the free transcript it is; chosen so that
+at most one line in 1/ASK_RATE that meant no clue is asked back as one), when "pass" heard unsure acts at once because
 the scores agree, when "yes" or "no" heard only by the scores answers a question, and how near the free
 transcript "new game" or "quit" must come once a game is over.
 
@@ -19,6 +21,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
+import numpy as np
+
 from bench.corpus import (
     Condition,
     Utterance,
@@ -26,13 +30,15 @@ from bench.corpus import (
     audio_of,
     boards,
     command_corpus,
+    corpus,
     ending_corpus,
     voices_of,
 )
+from bench.voices import TestVoice
 from engine.lang import Lang
 from voicehost.decision import Calibration, calibration, decide
 from voicehost.decision.cards import answer_in_words
-from voicehost.decision.clues import clue_share
+from voicehost.decision.clues import clue_share, unwritten_number
 from voicehost.decision.decide import lead_share
 from voicehost.decision.endings import ending_gap, ending_verdict
 from voicehost.understanding import Action, Command, HeardClue, HeardCommand, vocabulary
@@ -146,6 +152,115 @@ def collect_clues(
 
     todo = [(u, c) for u in utterances for c in conditions if u.kind == "clue"]
     return list(measured("clue-number", todo, measure, lambda row: MoveSample(**row), cache))
+
+
+def clue_corpus(lang: Lang, voices: Sequence[TestVoice]) -> list[Utterance]:
+    """The clues of `corpus` as `voices` say them at the commands' other speeds (`command_corpus`'s voices):
+    the clue gate's point needs more clues whose number the transcript does not write than one saying of
+    each number a voice gives."""
+    paced = dict.fromkeys(u.voice for u in command_corpus(lang, voices))
+    return [u for voice in paced for u in corpus(lang, [voice]) if u.kind == "clue"]
+
+
+@dataclass(frozen=True)
+class GateSample:
+    """A line heard while a clue is awaited, as the clue gate weighs it (`voicehost.decision.clues`)."""
+
+    uid: str
+    condition: str
+    meant: bool  # a clue was said
+    share: float | None = None  # its number's share when the gate weighs it (None: the transcript wrote one,
+    gap: float | None = None  # or the line can be no clue), and how far below the free transcript it is
+    clue: bool = False  # past the gate, a clue would be taken or asked back (a word before the number)
+    right: bool = False  # ...with the number said
+
+
+def collect_clue_gate(
+    recognizer: Any, utterances: Sequence[Utterance], conditions: Sequence[Condition], cache: Path, measured: Measured
+) -> list[GateSample]:
+    """Every clue said (the corpus's and `clue_corpus`'s), and what is no clue (table talk, commands, answers,
+    cards said alone), heard as the host hears them while a clue is awaited on the test board: what the
+    clue gate weighs of each whose transcript writes no number, and what passing it would make of it."""
+    lenient = replace(calibration(), clue_floor=0.0, clue_gap=math.inf)
+
+    def measure(utterance: Utterance, condition: Condition) -> GateSample | None:
+        cards = tuple(boards(utterance.lang)["test"].cards)
+        moment = moment_for(utterance.lang, cards, 5, Awaited.CLUE)
+        heard = recognizer.recognize(audio_of(utterance, condition, cache), moment)
+        reading = Reading(heard.text, moment, heard.confidence)
+        meant = utterance.kind == "clue"
+        weighed = unwritten_number(heard, reading)
+        if weighed is None:
+            return GateSample(utterance.uid, condition.name, meant)
+        taken = decide(heard, reading, lenient)
+        clue = isinstance(taken, HeardClue)
+        right = isinstance(taken, HeardClue) and utterance.clue is not None and taken.clue.number == utterance.clue[1]
+        return GateSample(utterance.uid, condition.name, meant, weighed.share, weighed.gap, clue, right)
+
+    langs = list(dict.fromkeys(u.lang for u in utterances))
+    more = [u for lang in langs for u in clue_corpus(lang, voices_of(lang, "tune"))]
+    todo = []
+    for u in (*utterances, *more):
+        card_index = boards(u.lang)[u.board].cards.index(u.card) if u.card is not None else 0
+        kept = u.kind in ("clue", "talk", "command", "yes/no") or (
+            u.kind == "card" and card_index % (25 // CARDS_PER_BOARD) == 0
+        )
+        todo += [(u, c) for c in conditions if kept]
+    return list(measured("clue-gate", todo, measure, lambda row: GateSample(**row), cache))
+
+
+@dataclass(frozen=True)
+class GatePoint:
+    floor: float
+    gap: float
+
+
+def gate_point(samples: Sequence[GateSample], shipped: GatePoint, number_sure: float) -> GatePoint:
+    """The clue gate that lets the most clues said (their number right) through, while the lines that meant
+    no clue it lets through are at most ASK_RATE of them (each asked "Clue: ..., 2?") and at most WRONG_RATE
+    of them pass sure enough to be taken at once (from `number_sure`); the narrowest gate of those that let
+    as many through. `shipped` when fewer than MIN_SAMPLES clues reach the gate."""
+    clues = [s for s in samples if s.meant and s.clue and s.share is not None and s.gap is not None]
+    others = [s for s in samples if not s.meant]
+    if len(clues) < MIN_SAMPLES or not others:
+        return shipped
+    weighed = [s for s in others if s.clue and s.share is not None and s.gap is not None]
+    other_share = np.asarray([s.share for s in weighed])
+    other_gap = np.asarray([s.gap for s in weighed])
+    clue_share = np.asarray([s.share for s in clues])
+    clue_gap = np.asarray([s.gap for s in clues])
+    right = np.asarray([s.right for s in clues])
+    best: tuple[int, float, float] | None = None
+    for floor in sorted({FLOOR, *(float(v) for v in clue_share if v >= FLOOR)}, reverse=True):
+        for gap in sorted({float(v) for v in clue_gap}):
+            through = (other_share >= floor) & (other_gap <= gap)
+            if through.sum() > ASK_RATE * len(others):
+                break  # wider gaps let more through
+            if (through & (other_share >= number_sure)).sum() > WRONG_RATE * len(others):
+                break
+            gain = int(((clue_share >= floor) & (clue_gap <= gap) & right).sum())
+            if best is None or gain > best[0]:
+                best = (gain, floor, gap)
+    if best is None:
+        return GatePoint(1.0, -math.inf)
+    # rounded outward: the gate chosen still lets its own edge through
+    return GatePoint(math.floor(best[1] * 1e6) / 1e6, math.ceil(round(best[2] * 1000, 6)) / 1000)
+
+
+def gate_summary(samples: Sequence[GateSample], chosen: GatePoint) -> str:
+    clues = [s for s in samples if s.meant]
+    others = [s for s in samples if not s.meant]
+
+    def through(s: GateSample) -> bool:
+        return s.clue and s.share is not None and s.gap is not None and s.share >= chosen.floor and s.gap <= chosen.gap
+
+    unwritten = [s for s in clues if s.share is not None]
+    return (
+        f"clue gate (a number the transcript does not write): share from {chosen.floor:.4f}, within {chosen.gap:.3f} "
+        f"nats; {len(clues)} clues said, {len(unwritten)} with no number written, {sum(through(s) for s in unwritten)} "
+        f"of them through ({sum(through(s) and s.right for s in unwritten)} with the number said); "
+        f"{sum(through(s) for s in others)} of {len(others)} lines that meant no clue through"
+    )
 
 
 def _guess_moment(utterance: Utterance, asked: bool) -> Moment:
@@ -383,6 +498,7 @@ def ending_summary(samples: Sequence[EndingSample], chosen: float | None) -> str
 @dataclass(frozen=True)
 class MovePoints:
     number_sure: float
+    clue_gate: GatePoint
     pass_share: float
     answer_share: float
     answer_by_lang: dict[str, float]
@@ -397,12 +513,14 @@ class MovePoints:
 def move_points(
     recognizer: Any, utterances: Sequence[Utterance], conditions: Sequence[Condition], cache: Path, measured: Measured
 ) -> MovePoints:
-    """The three operating points, with what each takes at once on the tuning voices."""
+    """The moves' operating points, with what each takes at once on the tuning voices."""
     clues = collect_clues(recognizer, utterances, conditions, cache, measured)
     passes = collect_commands(recognizer, utterances, conditions, cache, measured, Command.PASS)
     answers = collect_commands(recognizer, utterances, conditions, cache, measured, Command.YES)
     shipped = calibration()
     number_sure = point(clues, shipped.number_sure)
+    gated = collect_clue_gate(recognizer, utterances, conditions, cache, measured)
+    gate = gate_point(gated, GatePoint(shipped.clue_floor, shipped.clue_gap), number_sure)
     # "pass" acts at once when the transcript read it too and the scores agree from this share
     pass_share = point([s for s in passes if s.plain and s.command == Command.PASS.value], shipped.pass_share)
     read_only = [s for s in passes if not s.plain and s.command in {c.value for c in READ_ONLY}]
@@ -419,6 +537,7 @@ def move_points(
     sorry = sorry_point(endings, shipped.ending_sorry)
     return MovePoints(
         number_sure,
+        gate,
         pass_share,
         answer_share,
         answer_by_lang,
@@ -429,6 +548,7 @@ def move_points(
         pass_ask_share,
         (
             summary("clue numbers", clues, number_sure),
+            gate_summary(gated, gate),
             summary(
                 "pass heard unsure, the scores agreeing",
                 [s for s in passes if s.plain and s.command == Command.PASS.value],

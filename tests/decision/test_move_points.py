@@ -5,12 +5,17 @@ from __future__ import annotations
 import math
 
 from bench.calibrate_moves import (
+    ASK_RATE,
     MIN_SAMPLES,
     READ_ONLY_WRONG_RATE,
     WRONG_RATE,
+    GatePoint,
+    GateSample,
     MoveSample,
     WordsPoint,
     answer_points,
+    clue_corpus,
+    gate_point,
     point,
 )
 from bench.corpus import ANSWER_TEMPI, COMMAND_TEMPI, answer_corpus, command_corpus, corpus
@@ -74,7 +79,7 @@ def test_pass_is_asked_back_from_the_share_that_keeps_other_lines_out() -> None:
     """60 passes heard only by the scores at 0.6 to 0.99, and 100 lines of talk, two of them scored "pass"
     at 0.7 and 0.9: asking from 0.6 asks 2 in 100 other lines (allowed at ASK_RATE); a third at 0.65 moves
     the point to the first pass above it."""
-    from bench.calibrate_moves import ASK_RATE, ask_point
+    from bench.calibrate_moves import ask_point
 
     def sample(i: int, share: float, meant: str | None) -> MoveSample:
         taken = "pass" if share > 0 else None
@@ -124,3 +129,43 @@ def test_a_language_without_its_own_answer_point_takes_the_pooled_one() -> None:
     assert model.answer_point(Lang.PT_BR) == 0.6
     assert model.answer_point(Lang.IT) == 0.9
     assert Calibration.from_dict(model.to_dict()).answer_by_lang == {"pt-BR": 0.6}
+
+
+def _gate(i: int, meant: bool, share: float, gap: float, right: bool = True) -> GateSample:
+    return GateSample(f"g{i}", "clean", meant, share, gap, True, meant and right)
+
+
+def test_the_clue_gate_lets_the_most_clues_through_that_keeps_other_lines_out() -> None:
+    """60 clues whose number the transcript does not write (shares 0.6 to 0.99, gaps 0 to 5.9 nats) and 100
+    lines of talk, two scored a number at 0.9, 5 and 7 nats below the transcript: the gate lets every clue
+    through (one talk line with them: 1 in 100, within ASK_RATE). A talk line sure enough to be taken at once
+    (0.999, 2 nats) must stay out: the gate narrows to the gaps below it, losing the clues beyond."""
+    clues = [_gate(i, True, 0.6 + 0.39 * i / 59, i / 10) for i in range(60)]
+    talk = [GateSample(f"t{i}", "clean", False) for i in range(98)] + [
+        _gate(200, False, 0.9, 5.0),
+        _gate(201, False, 0.9, 7.0),
+    ]
+    assert ASK_RATE * 100 >= 1
+    assert gate_point([*clues, *talk], GatePoint(0.5, 4.0), number_sure=0.99) == GatePoint(0.6, 5.9)
+    sure = _gate(202, False, 0.999, 2.0)
+    assert gate_point([*clues, *talk[1:], sure], GatePoint(0.5, 4.0), number_sure=0.99) == GatePoint(0.6, 1.9)
+    wrong_numbers = [_gate(i, True, 0.6 + 0.39 * i / 59, i / 10, right=i >= 30) for i in range(60)]
+    # the clues heard with another number count for nothing: the gate keeps only the floor it needs
+    assert (
+        gate_point([*wrong_numbers, *talk], GatePoint(0.5, 4.0), 0.99).floor
+        == math.floor((0.6 + 0.39 * 30 / 59) * 1e6) / 1e6
+    )
+
+
+def test_too_few_clues_at_the_gate_keep_it_as_shipped() -> None:
+    clues = [_gate(i, True, 0.95, 1.0) for i in range(MIN_SAMPLES - 1)]
+    assert gate_point([*clues, GateSample("t", "clean", False)], GatePoint(0.5, 4.0), 0.99) == GatePoint(0.5, 4.0)
+
+
+def test_clues_said_at_other_speeds_are_other_utterances_of_every_number() -> None:
+    more = clue_corpus(Lang.IT, VOICES)
+    own = [u for u in corpus(Lang.IT, VOICES) if u.kind == "clue"]
+    assert len(more) == len(COMMAND_TEMPI) * len(own)
+    assert {u.clue[1] for u in more if u.clue} == {u.clue[1] for u in own if u.clue}
+    assert {u.phase for u in more} == {"clue"} and {u.voice.speed for u in more if u.voice.name == "slt"} == {80, 125}
+    assert not {u.uid for u in more} & {u.uid for u in own} and len({u.uid for u in more}) == len(more)

@@ -339,3 +339,36 @@ def test_the_host_reads_no_vocabulary_file_per_utterance(monkeypatch: pytest.Mon
         host.moment()
         host.hear(line)
     assert reads == []
+
+
+@pytest.mark.parametrize(
+    ("said", "unworded_act", "verdict", "action"),
+    [
+        ("Pee ah new", None, Attention.ASK_BACK, Action.CONFIRM),  # no point chosen: always asked back
+        ("Pee ah new", 0.98, Attention.TAKE, Action.ACCEPT),  # sure, and short as a card said
+        ("Pee ah new", 0.999, Attention.ASK_BACK, Action.CONFIRM),  # short, but not sure enough
+        ("I think its pee ah new", 0.98, Attention.ASK_BACK, Action.CONFIRM),  # 6 words: may be talk
+    ],
+)
+def test_the_open_way_acts_on_a_card_the_words_do_not_name_only_from_its_calibrated_point(
+    said: str, unworded_act: float | None, verdict: Attention, action: Action
+) -> None:
+    """ "piano" written "Pee ah new": the scores alone find PIANO (probability 0.99). The open way acts on it at
+    once only from `unworded_act` and within `unworded_words` words (3 here); else it asks back ("PIANO?")."""
+    from dataclasses import replace
+
+    from voicehost.decision import FEATURES
+    from voicehost.decision.calibration import Logistic, use
+
+    sure = Logistic(4.6, (0.0,) * len(FEATURES), act=0.9, ask=0.7)  # every card at 0.99
+    phrases = ("WALRUS", "PIANO", "OCEAN", "CHERRY", "pass")
+    logits = (-9.0, -0.1, -9.0, -9.0, -9.0)
+    closed = ClosedSet(phrases, logits, logits, (0.0, 1.0, 0.0, 0.0, 0.0))
+    use(replace(calibration(), by_lang={"en": sure}, unworded_act=unworded_act, unworded_words=3))
+    try:
+        taken = take_up(Heard(said, 0.2, closed=closed, transcript_logprob=-1.0), moment(True))
+    finally:
+        use(None)
+    assert isinstance(taken.understood, HeardGuess) and taken.understood.card == "PIANO"
+    assert not taken.form.talk
+    assert (taken.verdict, taken.understood.action) == (verdict, action)

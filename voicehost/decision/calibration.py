@@ -71,6 +71,12 @@ class Calibration:
     place: Logistic | None = None  # None: a place heard only by the scores is asked back, never acted on
     example_weight: float = 0.0  # nats a card loses per unit of its examples' cost above the best card's
     number_sure: float = 0.9  # a clue is taken at once from this share of the belief in its number
+    clue_floor: float = 0.5  # a line whose transcript writes no number is a clue only when one number has this
+    # share of the belief ("ripeti" is not a clue for 7)...
+    clue_gap: float = 4.0  # ...and explains the rest of the audio within this many nats of the free transcript
+    unworded_act: float | None = None  # in the open way, a card found only by the scores (its words name none)
+    # is acted on at once from this probability; None: always asked back (it may be talk heard badly)...
+    unworded_words: int = 0  # ...when its transcript has at most this many words
     by_lang: Mapping[str, Logistic] = field(default_factory=dict)  # a language's own guess model, where fitted
     ending_gap: float | None = None  # once the game is over, "new game" or "quit" taken within this many nats a
     # token of the transcript; None: from their words only
@@ -115,6 +121,10 @@ class Calibration:
             place=Logistic.from_dict(data["place"], "the place calibration") if "place" in data else None,
             example_weight=float(data.get("examples", {}).get("weight", 0.0)),
             number_sure=float(data.get("clues", {}).get("number_sure", 0.9)),
+            clue_floor=float(data.get("clues", {}).get("floor", 0.5)),
+            clue_gap=float(data.get("clues", {}).get("gap", 4.0)),
+            unworded_act=_optional_float(data.get("unworded", {}).get("act")),
+            unworded_words=int(data.get("unworded", {}).get("words", 0)),
             ending_gap=_optional_float(data["commands"].get("ending_gap")),
             ending_sorry=_optional_float(data["commands"].get("ending_sorry")),
             read_only_share=_optional_float(data["commands"].get("read_only_share")),
@@ -144,7 +154,8 @@ class Calibration:
             "name": {"gain": self.name_gain, "ask": self.name_ask, "slip": self.name_slip},
             **({"place": self.place.to_dict()} if self.place is not None else {}),
             "examples": {"weight": self.example_weight},
-            "clues": {"number_sure": self.number_sure},
+            "clues": {"number_sure": self.number_sure, "floor": self.clue_floor, "gap": self.clue_gap},
+            "unworded": {"act": self.unworded_act, "words": self.unworded_words},
             **({"guess_by_lang": {k: v.to_dict() for k, v in self.by_lang.items()}} if self.by_lang else {}),
         }
 

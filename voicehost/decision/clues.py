@@ -10,10 +10,12 @@ explains far better than any number would, is no clue: the transcript's own read
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Final
 
 from engine.lang import Lang
-from voicehost.decision.calibration import calibration
+from voicehost.decision.calibration import Calibration, calibration
+from voicehost.decision.together import heard_together
 from voicehost.ears.heard import ClueNumbers, Heard
 from voicehost.understanding import (
     Action,
@@ -33,37 +35,69 @@ from voicehost.understanding.talk import content_words, is_host_name
 
 AGREEMENT_CONFIDENCE: Final = 0.95
 """A clue number the transcript and the scores agree on."""
-NUMBER_FLOOR: Final = 0.5
-"""When the transcript has no number of its own, one of the scored numbers must have this share of
-the belief for the utterance to be taken for a clue at all ("ripeti" is not a clue for 7)."""
-NONE_GAP: Final = 4.0
-"""A clue's number must explain the rest of the audio within this many nats of the free transcript."""
 
 
-def clue_verdict(heard: Heard, reading: Reading) -> Understanding:
-    """The clue the scores of its number make of the utterance, or the transcript's own reading."""
+@dataclass(frozen=True)
+class UnwrittenNumber:
+    """A line heard while a clue is awaited whose transcript writes no number of its own ("Music tour"), as the
+    clue gate weighs it: is there a number at all? The gate's points (`Calibration.clue_floor`,
+    `Calibration.clue_gap`) are chosen on data by `bench.calibrate`, which measures this for every line."""
+
+    share: float  # the number scored first's share of the belief among every number
+    gap: float  # nats a clue's number explains the rest of the audio worse than the free transcript does
+
+
+def unwritten_number(heard: Heard, reading: Reading) -> UnwrittenNumber | None:
+    """What the clue gate weighs of the line; None when it weighs nothing: the line is no clue whatever its
+    scores (a command, a number alone), or its transcript writes the number itself."""
+    numbers = _clue_numbers(heard, reading)
+    return None if numbers is None else _unwritten(numbers, reading)
+
+
+def _unwritten(numbers: ClueNumbers, reading: Reading) -> UnwrittenNumber | None:
+    if isinstance(reading.said, HeardClue):
+        return None
+    return UnwrittenNumber(_best(numbers)[1], numbers.whole_logprob - numbers.word_logprob - numbers.logprobs[0])
+
+
+def _clue_numbers(heard: Heard, reading: Reading) -> ClueNumbers | None:
+    """The scores of the line's number, unless the line cannot be a clue: a command, or a number said alone
+    ("un musicato" is not the clue "un")."""
     said, numbers, lang = reading.said, heard.numbers, reading.moment.lang
     if numbers is None or said.intent is Intent.COMMAND:
-        return said
+        return None
     alone = understand(numbers.word, phase=Phase.CLUE, cards=(), lang=lang)
     number_words = {normalize(phrase, lang) for phrase, _ in spoken_numbers(lang)}
     if alone.intent is Intent.COMMAND or normalize(numbers.word, lang) in number_words or numbers.word.isdigit():
-        return said  # "un musicato" is not the clue "un"
+        return None
+    return numbers
+
+
+def admitted(weighed: UnwrittenNumber, model: Calibration) -> bool:
+    """Whether a number stands out (its share reaches `clue_floor`: "ripeti" is not a clue for 7) and explains
+    the rest of the audio within `clue_gap` nats of the free transcript ("di petti" is not the clue "di, 4")."""
+    return weighed.share >= model.clue_floor and weighed.gap <= model.clue_gap
+
+
+def clue_verdict(heard: Heard, reading: Reading, model: Calibration | None = None) -> Understanding:
+    """The clue the scores of its number make of the utterance, or the transcript's own reading."""
+    said, model = reading.said, model or calibration()
+    numbers = _clue_numbers(heard, reading)
+    if numbers is None:
+        return said
     transcribed = said.clue if isinstance(said, HeardClue) else None
-    value, share = _best(numbers)
-    rest = numbers.whole_logprob - numbers.word_logprob
     word, spelled = _clue_word(numbers, reading)
-    if transcribed is None and (share < NUMBER_FLOOR or rest - numbers.logprobs[0] > NONE_GAP):
-        # no number stands out, or none explains the rest of the audio as well as the free transcript
-        # does ("di petti" is not the clue "di, 4"): not taken for a clue, unless said again (`_clue_again`)
-        again = None if word is None else _clue_again(numbers, word, spelled, reading)
+    weighed = _unwritten(numbers, reading)
+    if weighed is not None and not admitted(weighed, model):
+        # not taken for a clue, unless said again (`_clue_again`)
+        again = None if word is None else _clue_again(numbers, word, spelled, reading, model)
         return again or said
     value, share = clue_share(numbers, transcribed)
     if word is None:
         return said  # "Conduttore CTA2": the name said to the host, the clue's word lost after it
     # taken at once (announced, correctable before the first guess) from the calibrated share: the whole
     # table heard the word, so the word is not what is asked back (one that seems to break a rule is)
-    action = Action.ACCEPT if share >= calibration().number_sure else Action.CONFIRM
+    action = Action.ACCEPT if share >= model.number_sure else Action.CONFIRM
     return _heard_clue(numbers, SpokenClue(word, value, spelled), share, action)
 
 
@@ -109,12 +143,14 @@ def _belief(numbers: ClueNumbers, word: str, lang: Lang) -> tuple[str, tuple[tup
     return normalize(word, lang), shares
 
 
-def _clue_again(numbers: ClueNumbers, word: str, spelled: bool, reading: Reading) -> HeardClue | None:
+def _clue_again(
+    numbers: ClueNumbers, word: str, spelled: bool, reading: Reading, model: Calibration
+) -> HeardClue | None:
     """A line that alone is no clue, heard with the lines just let be whose clue word is the same word
     (`Moment.clue_let_be`): in a din "music, two" comes out "Music tour", then "music should be like", each
     number too unsure or too far from the transcript alone. Their numbers' log-shares add up, and the number
     first is asked back ("Clue: music, 2?") when it reaches the share a number needs to be taken for a
-    clue at all (NUMBER_FLOOR), never taken at once. None otherwise."""
+    clue at all (`Calibration.clue_floor`), never taken at once. None otherwise."""
     moment = reading.moment
     if not moment.clue_let_be:
         return None
@@ -124,15 +160,11 @@ def _clue_again(numbers: ClueNumbers, word: str, spelled: bool, reading: Reading
     same = [numbers_before for before_word, numbers_before in moment.clue_let_be if before_word == belief[0]]
     if not same:
         return None
-    together = dict(belief[1])
-    for numbers_before in same:
-        before = dict(numbers_before)
-        floor = min(before.values())
-        together = {value: score + before.get(value, floor) for value, score in together.items()}
+    together = heard_together(dict(belief[1]), *(dict(numbers_before) for numbers_before in same))
     value = max(together, key=lambda number: together[number])
     top = together[value]
     share = 1.0 / sum(math.exp(score - top) for score in together.values())
-    if share < NUMBER_FLOOR:
+    if share < model.clue_floor:
         return None
     return _heard_clue(numbers, SpokenClue(word, value, spelled), share, Action.CONFIRM)
 

@@ -98,7 +98,7 @@ def decide(heard: Heard, reading: Reading, model: Calibration | None = None) -> 
         if check is not None:
             return check
     if heard.numbers is not None:
-        return clue_verdict(heard, reading)
+        return clue_verdict(heard, reading, model)
     if moment.guessing and isinstance(said, HeardClue):
         said = pass_shaped_as_clue(said, moment) or said
     if isinstance(said, HeardCommand):

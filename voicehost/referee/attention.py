@@ -49,13 +49,15 @@ def attend(
     answering: bool,
     lone_card: bool = False,
     worded: bool = True,
+    sure_unworded: bool = False,
     move_shaped: bool = False,
 ) -> Attention:
     """What the host does with one utterance: `form` how it was said, `understood` what it means,
     `guessing` whether operatives are to guess now (else a clue is awaited), `answering` whether the host
     has just asked something (an answer needs no name: the host and the table are in a dialogue),
     `lone_card` whether it is a visible card's name and nothing else, `worded` whether the words heard
-    name the card understood (False when only the ears' scores found it in garbled speech), `move_shaped`
+    name the card understood (False when only the ears' scores found it in garbled speech), `sure_unworded`
+    whether such a card is still one to act on at once in the open way (`take_up.sure_unworded`), `move_shaped`
     whether, not understood, it still had the form of a move (a card half heard, a clue with a garbled
     number): the table must know the host heard it."""
     if form.talk:
@@ -83,8 +85,8 @@ def attend(
         return Attention.IGNORE  # not understood, and nothing like a move: nobody is waiting for an answer
     if listening is ListenMode.ADDRESSED:
         return _hint_if_sure(understood)
-    if isinstance(understood, HeardGuess) and not worded:
-        return Attention.ASK_BACK  # open: a card only the scores found may be talk heard badly; ask, never act
+    if isinstance(understood, HeardGuess) and not worded and not sure_unworded:
+        return Attention.ASK_BACK  # open: a card only the scores found may be talk heard badly; ask back
     return Attention.TAKE
 
 

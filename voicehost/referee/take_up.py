@@ -123,7 +123,8 @@ def take_up(heard: Heard, moment: Moment) -> TakenUp:
         guessing=moment.guessing,
         answering=moment.asked,
         lone_card=_lone_card(understood, reading),
-        worded=_worded(understood, reading),
+        worded=worded(understood, reading),
+        sure_unworded=sure_unworded(understood, reading),
         move_shaped=move_shaped,
     )
     if named is Attention.ASK_BACK and verdict is Attention.IGNORE and move_shaped:
@@ -245,13 +246,27 @@ def _move_shaped(form: Form, understood: Understanding, reading: Reading) -> boo
     return len(words) <= MAX_MOVE_WORDS and reading.confidence is None
 
 
-def _worded(understood: Understanding, reading: Reading) -> bool:
+def worded(understood: Understanding, reading: Reading) -> bool:
     """Whether the words heard, read as typed, name the card understood (the ears may have found it
     in the scores alone, from speech whose transcript names nothing)."""
     if not isinstance(understood, HeardGuess):
         return True
     typed = reading.typed
     return isinstance(typed, HeardGuess) and typed.card == understood.card
+
+
+def sure_unworded(understood: Understanding, reading: Reading) -> bool:
+    """Whether a card found only by the scores (its words name none) is one the open way acts on at once: as
+    sure as `Calibration.unworded_act` and no longer than `unworded_words` words (a card said, not a sentence
+    of talk that slips into a card's sound), both chosen on the tuning voices' cards and table talk."""
+    model = calibration()
+    return (
+        model.unworded_act is not None
+        and isinstance(understood, HeardGuess)
+        and not understood.place
+        and understood.confidence >= model.unworded_act
+        and len(reading.text.split()) <= model.unworded_words
+    )
 
 
 def _lone_card(understood: Understanding, reading: Reading) -> bool:

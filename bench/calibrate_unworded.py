@@ -1,0 +1,116 @@
+"""The point from which, in the open way of playing, a card the words do not name is acted on at once.
+
+In the open way the host hears everything said at the table. A card the ears find only in the scores, from
+speech whose transcript names no card ("Sou na nu." for "soldado"), may be table talk heard badly, so it
+was always asked back ("SOLDADO?"): a question on most moves of a voice Whisper garbles. Here the cards of
+the test board said by the tuning voices, alone and after a lead-in, and the table talk of the corpus are
+heard as the host hears them while a team guesses (through the store of hearings), taken up as the open
+way takes them up (`voicehost.referee.take_up`), and for each line whose card is found only by the scores
+the card's probability, how many words the transcript has, and whether acting on it would be right (talk
+never is) are kept. The point is a probability (never below the cards' own `act`) and a most words: the one
+that acts on the most right cards while at most one act in 1/WRONG_RATE is wrong, and on at least
+MIN_TAKEN lines (fewer say nothing of the wrong ones). Talk that names a card by a slip ("Secondo menone è
+il calcino.", 5 words, at 0.9997) is what the words' count keeps out: the probability alone cannot.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from bench.corpus import Condition, Utterance, boards
+from bench.hearings import Hearings
+from voicehost.decision import calibration
+from voicehost.referee.take_up import take_up, worded
+from voicehost.understanding import HeardGuess
+from voicehost.understanding.moment import Awaited, moment_for
+
+Measured = Callable[[str, Sequence[tuple[Utterance, Condition]], Callable[[Utterance, Condition], Any], Any, Path], Any]
+
+WRONG_RATE: Final = 0.005
+"""At most one card in 200 acted on at once is not the card meant, as for the cards the words name."""
+MIN_TAKEN: Final = 50
+"""A point that acts on fewer lines than this says nothing about its wrong ones: none is chosen."""
+
+
+@dataclass(frozen=True)
+class UnwordedSample:
+    uid: str
+    condition: str
+    probability: float | None = None  # the card's, when the open way would ask it back only for its words
+    words: int = 0  # the transcript's
+    right: bool = False  # the card meant (talk: never)
+
+
+@dataclass(frozen=True)
+class UnwordedPoint:
+    act: float | None  # None: never acted on at once
+    words: int
+
+
+def collect_unworded(
+    recognizer: Any, utterances: Sequence[Utterance], conditions: Sequence[Condition], cache: Path, measured: Measured
+) -> list[UnwordedSample]:
+    """The test board's cards (alone and after a lead-in) and the table talk, in each condition, as the open
+    way takes them up while a team guesses."""
+    store = Hearings(cache)
+
+    def measure(utterance: Utterance, condition: Condition) -> UnwordedSample:
+        moment = moment_for(utterance.lang, tuple(boards(utterance.lang)["test"].cards), 5, Awaited.GUESS)
+        taken = take_up(store.heard(recognizer, utterance, condition, moment), moment)
+        understood = taken.understood
+        if not isinstance(understood, HeardGuess) or understood.place or taken.form.talk:
+            return UnwordedSample(utterance.uid, condition.name)
+        if worded(understood, taken.reading):
+            return UnwordedSample(utterance.uid, condition.name)
+        right = utterance.kind != "talk" and understood.card == utterance.card
+        return UnwordedSample(
+            utterance.uid, condition.name, understood.confidence, len(taken.reading.text.split()), right
+        )
+
+    todo = [
+        (u, c) for c in conditions for u in utterances if u.board == "test" and u.kind in ("card", "lead-in", "talk")
+    ]
+    # the probabilities are the shipped guess model's: samples of another model are measured apart
+    shipped = calibration().to_dict()
+    guess = {key: shipped[key] for key in ("guess", "guess_by_lang") if key in shipped}
+    model = hashlib.sha256(json.dumps(guess, sort_keys=True).encode()).hexdigest()[:8]
+    return list(measured(f"unworded-{model}", todo, measure, lambda row: UnwordedSample(**row), cache))
+
+
+def unworded_point(samples: Sequence[UnwordedSample], act: float) -> UnwordedPoint:
+    """The probability (from the cards' `act` up) and the most words that act on the most right cards found
+    only by the scores, wrong at most WRONG_RATE of the time, on MIN_TAKEN lines at least; the highest
+    probability and the fewest words of those that act on as many."""
+    found = [s for s in samples if s.probability is not None and s.probability >= act]
+    best: tuple[int, float, int] | None = None
+    for words in sorted({s.words for s in found}):
+        for floor in sorted({s.probability for s in found if s.probability is not None}, reverse=True):
+            taken = [s for s in found if s.words <= words and s.probability is not None and s.probability >= floor]
+            right = sum(s.right for s in taken)
+            wrong_ok = len(taken) - right <= WRONG_RATE * len(taken)
+            if wrong_ok and len(taken) >= MIN_TAKEN and (best is None or right > best[0]):
+                best = (right, floor, words)
+    if best is None:
+        return UnwordedPoint(None, 0)
+    return UnwordedPoint(math.floor(best[1] * 1e6) / 1e6, best[2])  # rounded down: it still takes itself
+
+
+def unworded_summary(samples: Sequence[UnwordedSample], chosen: UnwordedPoint) -> str:
+    found = [s for s in samples if s.probability is not None]
+    head = (
+        f"cards the words do not name (open way): {len(samples)} lines, {len(found)} found only by the scores "
+        f"({sum(s.right for s in found)} right)"
+    )
+    if chosen.act is None:
+        return f"{head}; no point keeps the wrong ones under {WRONG_RATE:.1%} on {MIN_TAKEN} lines: always asked back"
+    taken = [s for s in found if s.probability is not None and s.probability >= chosen.act and s.words <= chosen.words]
+    return (
+        f"{head}; from {chosen.act:.4f} and at most {chosen.words} words, {sum(s.right for s in taken)} acted on "
+        f"at once, {sum(not s.right for s in taken)} wrongly (the cards' act is {calibration().act:.4f})"
+    )

@@ -1,0 +1,31 @@
+"""The open way's point for cards the words do not name (`bench/calibrate_unworded.py`): chosen on data."""
+
+from __future__ import annotations
+
+from bench.calibrate_unworded import MIN_TAKEN, WRONG_RATE, UnwordedPoint, UnwordedSample, unworded_point
+
+
+def _said(i: int, probability: float, words: int, right: bool = True) -> UnwordedSample:
+    return UnwordedSample(f"u{i}", "clean", probability, words, right)
+
+
+def test_the_point_acts_on_the_most_right_cards_while_the_wrong_ones_stay_under_the_rate() -> None:
+    """200 cards found only by the scores (1 to 3 words, 0.93 to 0.999) and a line of talk at 0.9997 with 5
+    words: the words' count keeps the talk out, not the probability. A wrong card at 0.95 with 2 words among
+    them is within 1 in 200 only with enough right ones beside it."""
+    cards = [_said(i, 0.93 + 0.069 * i / 199, 1 + i % 3) for i in range(200)]
+    talk = _said(300, 0.9997, 5, right=False)
+    assert unworded_point([*cards, talk], act=0.92) == UnwordedPoint(0.93, 3)
+    wrong = _said(301, 0.95, 2, right=False)
+    assert WRONG_RATE * 201 >= 1
+    assert unworded_point([*cards, talk, wrong], act=0.92) == UnwordedPoint(0.93, 3)
+    second = _said(302, 0.96, 1, right=False)  # two wrong in 202 is too many: the point rises above them
+    chosen = unworded_point([*cards, talk, wrong, second], act=0.92)
+    assert chosen.act is not None and chosen.act > 0.96 and chosen.words == 3
+
+
+def test_no_point_below_the_cards_act_nor_on_too_few_lines() -> None:
+    below = [_said(i, 0.8, 1) for i in range(100)]
+    assert unworded_point(below, act=0.92) == UnwordedPoint(None, 0)
+    few = [_said(i, 0.95, 1) for i in range(MIN_TAKEN - 1)]
+    assert unworded_point(few, act=0.92) == UnwordedPoint(None, 0)
