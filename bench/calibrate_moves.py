@@ -37,10 +37,13 @@ from bench.corpus import (
 from bench.voices import TestVoice
 from engine.lang import Lang
 from voicehost.decision import Calibration, calibration, decide
+from voicehost.decision.calibration import use
 from voicehost.decision.cards import answer_in_words
 from voicehost.decision.clues import clue_share, unwritten_number
 from voicehost.decision.decide import lead_share
 from voicehost.decision.endings import ending_gap, ending_verdict
+from voicehost.referee.attention import Attention
+from voicehost.referee.take_up import take_up
 from voicehost.understanding import Action, Command, HeardClue, HeardCommand, vocabulary
 from voicehost.understanding.moment import Awaited, Moment, moment_for
 from voicehost.understanding.reading import Reading
@@ -179,8 +182,10 @@ def collect_clue_gate(
     recognizer: Any, utterances: Sequence[Utterance], conditions: Sequence[Condition], cache: Path, measured: Measured
 ) -> list[GateSample]:
     """Every clue said (the corpus's and `clue_corpus`'s), and what is no clue (table talk, commands, answers,
-    cards said alone), heard as the host hears them while a clue is awaited on the test board: what the
-    clue gate weighs of each whose transcript writes no number, and what passing it would make of it."""
+    cards said alone), heard while a clue is awaited on the test board and taken up as the open way takes
+    them up (`take_up`: talk and a lone card are left alone whatever the gate says): what the clue gate
+    weighs of each whose transcript writes no number, and whether, past the gate, the host would take it or
+    ask it back as a clue."""
     lenient = replace(calibration(), clue_floor=0.0, clue_gap=math.inf)
 
     def measure(utterance: Utterance, condition: Condition) -> GateSample | None:
@@ -192,10 +197,16 @@ def collect_clue_gate(
         weighed = unwritten_number(heard, reading)
         if weighed is None:
             return GateSample(utterance.uid, condition.name, meant)
-        taken = decide(heard, reading, lenient)
-        clue = isinstance(taken, HeardClue)
-        right = isinstance(taken, HeardClue) and utterance.clue is not None and taken.clue.number == utterance.clue[1]
-        return GateSample(utterance.uid, condition.name, meant, weighed.share, weighed.gap, clue, right)
+        use(lenient)
+        try:
+            taken = take_up(heard, moment)
+        finally:
+            use(None)
+        understood = taken.understood
+        if not isinstance(understood, HeardClue) or taken.verdict not in (Attention.TAKE, Attention.ASK_BACK):
+            return GateSample(utterance.uid, condition.name, meant, weighed.share, weighed.gap)
+        right = utterance.clue is not None and understood.clue.number == utterance.clue[1]
+        return GateSample(utterance.uid, condition.name, meant, weighed.share, weighed.gap, True, right)
 
     langs = list(dict.fromkeys(u.lang for u in utterances))
     more = [u for lang in langs for u in clue_corpus(lang, voices_of(lang, "tune"))]

@@ -8,9 +8,11 @@ heard as the host hears them while a team guesses (through the store of hearings
 way takes them up (`voicehost.referee.take_up`), and for each line whose card is found only by the scores
 the card's probability, how many words the transcript has, and whether acting on it would be right (talk
 never is) are kept. The point is a probability (never below the cards' own `act`) and a most words: the one
-that acts on the most right cards while at most one act in 1/WRONG_RATE is wrong, and on at least
-MIN_TAKEN lines (fewer say nothing of the wrong ones). Talk that names a card by a slip ("Secondo menone è
-il calcino.", 5 words, at 0.9997) is what the words' count keeps out: the probability alone cannot.
+that acts on the most right cards while at most one act in 1/WRONG_RATE is wrong, on no line of table talk
+(talk is never a move by the scores alone: a table talks far more than the corpus does, and a card revealed
+when nobody moved is the worst mistake a host makes), and on at least MIN_TAKEN lines (fewer say nothing
+of the wrong ones). Talk that names a card by a slip ("Secondo menone è il calcino.", 5 words, at 0.9997)
+is what the words' count keeps out: the probability alone cannot.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ class UnwordedSample:
     probability: float | None = None  # the card's, when the open way would ask it back only for its words
     words: int = 0  # the transcript's
     right: bool = False  # the card meant (talk: never)
+    talk: bool = False  # a line of table talk
 
 
 @dataclass(frozen=True)
@@ -68,10 +71,10 @@ def collect_unworded(
             return UnwordedSample(utterance.uid, condition.name)
         if worded(understood, taken.reading):
             return UnwordedSample(utterance.uid, condition.name)
-        right = utterance.kind != "talk" and understood.card == utterance.card
-        return UnwordedSample(
-            utterance.uid, condition.name, understood.confidence, len(taken.reading.text.split()), right
-        )
+        talk = utterance.kind == "talk"
+        right = not talk and understood.card == utterance.card
+        words = len(taken.reading.text.split())
+        return UnwordedSample(utterance.uid, condition.name, understood.confidence, words, right, talk)
 
     todo = [
         (u, c) for c in conditions for u in utterances if u.board == "test" and u.kind in ("card", "lead-in", "talk")
@@ -80,20 +83,20 @@ def collect_unworded(
     shipped = calibration().to_dict()
     guess = {key: shipped[key] for key in ("guess", "guess_by_lang") if key in shipped}
     model = hashlib.sha256(json.dumps(guess, sort_keys=True).encode()).hexdigest()[:8]
-    return list(measured(f"unworded-{model}", todo, measure, lambda row: UnwordedSample(**row), cache))
+    return list(measured(f"unworded-lines-{model}", todo, measure, lambda row: UnwordedSample(**row), cache))
 
 
 def unworded_point(samples: Sequence[UnwordedSample], act: float) -> UnwordedPoint:
     """The probability (from the cards' `act` up) and the most words that act on the most right cards found
-    only by the scores, wrong at most WRONG_RATE of the time, on MIN_TAKEN lines at least; the highest
-    probability and the fewest words of those that act on as many."""
+    only by the scores, wrong at most WRONG_RATE of the time, on no line of talk and on MIN_TAKEN lines at
+    least; the highest probability and the fewest words of those that act on as many."""
     found = [s for s in samples if s.probability is not None and s.probability >= act]
     best: tuple[int, float, int] | None = None
     for words in sorted({s.words for s in found}):
         for floor in sorted({s.probability for s in found if s.probability is not None}, reverse=True):
             taken = [s for s in found if s.words <= words and s.probability is not None and s.probability >= floor]
             right = sum(s.right for s in taken)
-            wrong_ok = len(taken) - right <= WRONG_RATE * len(taken)
+            wrong_ok = len(taken) - right <= WRONG_RATE * len(taken) and not any(s.talk for s in taken)
             if wrong_ok and len(taken) >= MIN_TAKEN and (best is None or right > best[0]):
                 best = (right, floor, words)
     if best is None:
@@ -110,7 +113,9 @@ def unworded_summary(samples: Sequence[UnwordedSample], chosen: UnwordedPoint) -
     if chosen.act is None:
         return f"{head}; no point keeps the wrong ones under {WRONG_RATE:.1%} on {MIN_TAKEN} lines: always asked back"
     taken = [s for s in found if s.probability is not None and s.probability >= chosen.act and s.words <= chosen.words]
+    talk = [s for s in found if s.talk]
     return (
-        f"{head}; from {chosen.act:.4f} and at most {chosen.words} words, {sum(s.right for s in taken)} acted on "
-        f"at once, {sum(not s.right for s in taken)} wrongly (the cards' act is {calibration().act:.4f})"
+        f"{head}, {len(talk)} of them talk; from {chosen.act:.4f} and at most {chosen.words} words, "
+        f"{sum(s.right for s in taken)} acted on at once, {sum(not s.right for s in taken)} wrongly, "
+        f"{sum(s.talk for s in taken)} of them talk (the cards' act is {calibration().act:.4f})"
     )

@@ -2,20 +2,28 @@
 
 from __future__ import annotations
 
+import math
+
 from bench.calibrate_unworded import MIN_TAKEN, WRONG_RATE, UnwordedPoint, UnwordedSample, unworded_point
 
 
-def _said(i: int, probability: float, words: int, right: bool = True) -> UnwordedSample:
-    return UnwordedSample(f"u{i}", "clean", probability, words, right)
+def _said(i: int, probability: float, words: int, right: bool = True, talk: bool = False) -> UnwordedSample:
+    return UnwordedSample(f"u{i}", "clean", probability, words, right, talk)
 
 
 def test_the_point_acts_on_the_most_right_cards_while_the_wrong_ones_stay_under_the_rate() -> None:
     """200 cards found only by the scores (1 to 3 words, 0.93 to 0.999) and a line of talk at 0.9997 with 5
     words: the words' count keeps the talk out, not the probability. A wrong card at 0.95 with 2 words among
-    them is within 1 in 200 only with enough right ones beside it."""
+    them is within 1 in 200 only with enough right ones beside it; talk is never let in, even within it."""
     cards = [_said(i, 0.93 + 0.069 * i / 199, 1 + i % 3) for i in range(200)]
-    talk = _said(300, 0.9997, 5, right=False)
+    talk = _said(300, 0.9997, 5, right=False, talk=True)
     assert unworded_point([*cards, talk], act=0.92) == UnwordedPoint(0.93, 3)
+    short_talk = _said(303, 0.9997, 3, right=False, talk=True)  # 1 in 201, but talk: the cards of 2 words or less
+    assert unworded_point([*cards, short_talk], act=0.92) == UnwordedPoint(0.93, 2)
+    assert unworded_point([*cards, _said(304, 0.95, 2, talk=True, right=False)], act=0.92) == UnwordedPoint(
+        math.floor((0.93 + 0.069 * 58 / 199) * 1e6) / 1e6,
+        3,  # the first card above the talk
+    )
     wrong = _said(301, 0.95, 2, right=False)
     assert WRONG_RATE * 201 >= 1
     assert unworded_point([*cards, talk, wrong], act=0.92) == UnwordedPoint(0.93, 3)
