@@ -88,7 +88,8 @@ class Sample:
 
 def _code_version() -> str:
     """What the samples depend on: the engine, the tree decoder, the decision's code (the features, and
-    what the moves' samples are taken as), the vocabularies (the phrases scored and read), how they are
+    what the moves' samples are taken as), how a line is taken up (the clue gate's and the open way's
+    samples go through it), the vocabularies (the phrases scored and read), how they are
     measured, and the corpus's audio."""
     digest = hashlib.sha256()
     names = [
@@ -97,6 +98,9 @@ def _code_version() -> str:
         *sorted(str(path.relative_to(ROOT)) for path in (ROOT / "voicehost" / "decision").glob("*.py")),
         *sorted(str(path.relative_to(ROOT)) for path in (ROOT / "voicehost" / "vocab").glob("*.toml")),
         "bench/calibrate_moves.py",
+        "bench/calibrate_unworded.py",
+        "voicehost/referee/take_up.py",
+        "voicehost/referee/attention.py",
         "bench/corpus.py",
         "bench/noise.py",
     ]

@@ -28,7 +28,7 @@ from typing import Any, Final
 from bench.corpus import Condition, Utterance, boards
 from bench.hearings import Hearings
 from voicehost.decision import calibration
-from voicehost.referee.take_up import take_up, worded
+from voicehost.referee.take_up import take_up, unworded_card
 from voicehost.understanding import HeardGuess
 from voicehost.understanding.moment import Awaited, moment_for
 
@@ -67,9 +67,7 @@ def collect_unworded(
         moment = moment_for(utterance.lang, tuple(boards(utterance.lang)["test"].cards), 5, Awaited.GUESS)
         taken = take_up(store.heard(recognizer, utterance, condition, moment), moment)
         understood = taken.understood
-        if not isinstance(understood, HeardGuess) or understood.place or taken.form.talk:
-            return UnwordedSample(utterance.uid, condition.name)
-        if worded(understood, taken.reading):
+        if taken.form.talk or not isinstance(understood, HeardGuess) or not unworded_card(understood, taken.reading):
             return UnwordedSample(utterance.uid, condition.name)
         talk = utterance.kind == "talk"
         right = not talk and understood.card == utterance.card

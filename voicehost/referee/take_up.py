@@ -255,15 +255,28 @@ def worded(understood: Understanding, reading: Reading) -> bool:
     return isinstance(typed, HeardGuess) and typed.card == understood.card
 
 
+def unworded_card(understood: Understanding, reading: Reading) -> bool:
+    """Whether the line is a card by name the scores alone found, in words that read as no other move and right
+    after no "no": the lines `Calibration.unworded_act` is chosen on. Words that said a command ("End turn."
+    just denied as a pass) or a table that just said "no" are asked back, whatever the scores."""
+    moment = reading.moment
+    return (
+        isinstance(understood, HeardGuess)
+        and not understood.place
+        and not worded(understood, reading)
+        and not isinstance(reading.said, HeardCommand | HeardClue)
+        and not (moment.denied or moment.denied_commands)
+    )
+
+
 def sure_unworded(understood: Understanding, reading: Reading) -> bool:
-    """Whether a card found only by the scores (its words name none) is one the open way acts on at once: as
-    sure as `Calibration.unworded_act` and no longer than `unworded_words` words (a card said, not a sentence
-    of talk that slips into a card's sound), both chosen on the tuning voices' cards and table talk."""
+    """Whether a card found only by the scores (`unworded_card`) is one the open way acts on at once: as sure
+    as `Calibration.unworded_act` and no longer than `unworded_words` words (a card said, not a sentence of
+    talk that slips into a card's sound), both chosen on the tuning voices' cards and table talk."""
     model = calibration()
     return (
         model.unworded_act is not None
-        and isinstance(understood, HeardGuess)
-        and not understood.place
+        and unworded_card(understood, reading)
         and understood.confidence >= model.unworded_act
         and len(reading.text.split()) <= model.unworded_words
     )
