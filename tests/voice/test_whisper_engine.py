@@ -232,30 +232,3 @@ def test_an_ending_said_after_the_hosts_name_is_scored_after_it(whisper: object)
     assert heard.commands is not None and ending_of(Lang.PT_PT, heard.commands.phrases[0]) is Command.QUIT
     gap, near = ending_gap(heard), calibration().ending_sorry
     assert gap is not None and near is not None and gap <= near, (heard.text, gap)
-
-
-@pytest.mark.parametrize(
-    ("voice", "lang", "card"),
-    [("pt-br", "pt-BR", "MACARRÃO"), ("pt", "pt-PT", "COLHER"), ("it", "it", "COLTELLO"), ("en-us", "en", "SHERIFF")],
-)
-def test_the_open_way_acts_on_a_card_whisper_garbles_when_the_scores_are_sure(
-    whisper: object, voice: str, lang: str, card: str
-) -> None:
-    """espeak-ng's "macarrão" is written "Macafel", "colher" "Cunhê", "coltello" "c'è un luogo", "sheriff"
-    "Carrot": no word names a card, and the scores put the card said first, sure. The open way used to ask
-    each back ("MACARRÃO?"); from the calibrated point for cards found only by the scores (`unworded_act`,
-    in a few words) it acts at once."""
-    from bench.corpus import boards
-    from engine.lang import Lang
-    from voicehost.referee.attention import Attention
-    from voicehost.referee.take_up import take_up, worded
-    from voicehost.understanding import Action, HeardGuess
-    from voicehost.understanding.moment import Awaited, moment_for
-
-    spoken = Lang.parse(lang)
-    moment = moment_for(spoken, tuple(boards(spoken)["test"].cards), 5, Awaited.GUESS)
-    heard = whisper.recognize(said(voice, card.lower()), moment)  # type: ignore[attr-defined]
-    taken = take_up(heard, moment)
-    assert isinstance(taken.understood, HeardGuess) and taken.understood.card == card, heard.text
-    assert not worded(taken.understood, taken.reading), heard.text  # found by the scores alone
-    assert (taken.verdict, taken.understood.action) == (Attention.TAKE, Action.ACCEPT), heard.text
