@@ -487,6 +487,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=default_cache())
     parser.add_argument("--write", action="store_true", help=f"write the fitted calibration to {TARGET}")
     options = parser.parse_args(argv)
+    arguments = argv if argv is not None else sys.argv[1:]
+    command = " ".join(["python -m bench.calibrate", *arguments])  # what the calibration records it was fitted by
     from voicehost.ears.recognizers.whisper import WhisperRecognizer
     from voicehost.speech_models import Manifest, require
 
@@ -501,13 +503,11 @@ def main(argv: list[str] | None = None) -> int:
     if options.names_only:
         return _write_names(calibration(), recognizer, utterances, conditions, options)
     if options.unworded_only:
-        command = " ".join(["python -m bench.calibrate", *(argv if argv is not None else sys.argv[1:])])
         return _write_unworded(calibration(), recognizer, utterances, conditions, options.cache, options.write, command)
     moves = move_points(recognizer, utterances, conditions, options.cache, measured)
     for line in moves.summaries:
         print(f"[calibrate] {line}", file=sys.stderr)
     if options.moves_only:
-        command = " ".join(["python -m bench.calibrate", *(argv if argv is not None else sys.argv[1:])])
         return _write_moves(calibration(), moves, options.write, command)
     heard = guesses_heard(recognizer, utterances, conditions, extra, options.cache)
     if options.no_examples:  # the second signal left out: weighed nothing, its features neutral
@@ -535,7 +535,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     voices = sorted({u.voice.id for u in utterances})
     fitted = {
-        "command": " ".join(["python -m bench.calibrate", *(argv if argv is not None else sys.argv[1:])]),
+        "command": command,
         "date": time.strftime("%Y-%m-%d"),
         "voices": voices,
         "conditions": [c.name for c in conditions],

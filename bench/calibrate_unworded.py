@@ -20,11 +20,12 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from bench.calibrate_moves import WRONG_RATE, Measured
 from bench.corpus import Condition, Utterance, boards
 from bench.hearings import Hearings
 from voicehost.decision import calibration
@@ -32,10 +33,6 @@ from voicehost.referee.take_up import take_up, unworded_card
 from voicehost.understanding import HeardGuess
 from voicehost.understanding.moment import Awaited, moment_for
 
-Measured = Callable[[str, Sequence[tuple[Utterance, Condition]], Callable[[Utterance, Condition], Any], Any, Path], Any]
-
-WRONG_RATE: Final = 0.005
-"""At most one card in 200 acted on at once is not the card meant, as for the cards the words name."""
 MIN_TAKEN: Final = 50
 """A point that acts on fewer lines than this says nothing about its wrong ones: none is chosen."""
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 
-from bench.calibrate_unworded import MIN_TAKEN, WRONG_RATE, UnwordedPoint, UnwordedSample, unworded_point
+from bench.calibrate_moves import WRONG_RATE
+from bench.calibrate_unworded import MIN_TAKEN, UnwordedPoint, UnwordedSample, unworded_point
 
 
 def _said(i: int, probability: float, words: int, right: bool = True, talk: bool = False) -> UnwordedSample:
