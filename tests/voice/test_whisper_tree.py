@@ -3,6 +3,7 @@
 - A candidate's score never depends on what else is scored with it: alone, among a board's worth, in
   another order, or over several calls that reuse what the first computed, the same bits. (Before, a
   card's score moved by up to 0.3 nats with the other cards on the board.)
+- The same bits whether a pass's nodes are computed by one thread or shared between several.
 - Numpy's BLAS runs one thread while an utterance is heard: OpenBLAS's threads made the decoder's
   small products 50 times slower on a loaded 2-core machine.
 
@@ -58,11 +59,15 @@ def test_scores_computed_over_several_calls_are_those_of_one(scorer: TreeScorer)
     assert all(part >= score for part, score in zip(first, whole, strict=True))  # a prefix bounds its whole
 
 
-def test_the_products_are_the_same_on_two_threads(scorer: TreeScorer) -> None:
+@pytest.mark.parametrize("threads", [2, 3])
+def test_the_scores_are_the_same_with_the_nodes_shared_between_threads(scorer: TreeScorer, threads: int) -> None:
+    """The projection's products on several threads, and a pass's nodes shared between workers (a block of
+    rows each, a node's ancestors often in another's block): the same bits as one thread."""
     encoded = np.random.default_rng(8).standard_normal((120, scorer.width)).astype(np.float32)
-    two = TreeScorer(whisper_base_dir(), threads=2)
-    pairs = candidates()[::3]
-    assert two.score(two.memory(encoded), pairs) == scorer.score(scorer.memory(encoded), pairs)
+    shared = TreeScorer(whisper_base_dir(), threads=threads)
+    pairs = candidates()
+    assert len(shared.parts(len(pairs))) == threads and len(scorer.parts(len(pairs))) == 1
+    assert shared.score(shared.memory(encoded), pairs) == scorer.score(scorer.memory(encoded), pairs)
 
 
 def test_blas_runs_one_thread_while_hearing() -> None:

@@ -25,19 +25,23 @@ gives bit-identical scores on every run, with one thread or two.
 from __future__ import annotations
 
 import contextlib
+import functools
+import itertools
 import math
 import mmap
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 Floats = npt.NDArray[np.float32]
+T = TypeVar("T")
 
 EPSILON: Final = 1e-5
 """Whisper's layer-norm epsilon."""
@@ -202,6 +206,10 @@ def exact_weight_type() -> int:
 QUANTIZE_ROWS: Final = 4096
 ATTENTION_BLOCK: Final = 128
 """Nodes attended for at once: their gathered ancestor chains, and their scores over the audio's frames."""
+MAX_WORKERS: Final = 4
+"""Threads a pass's rows are shared between, at most (one per core the recognizer is given)."""
+MIN_SHARED_ROWS: Final = 16
+"""Fewer new nodes than this are computed in one thread: handing a block over costs more than it saves."""
 PROJECTION_BLOCK: Final = 128
 """Rows projected onto the vocabulary at once: 128 x 51,865 integer products are 27 MB."""
 NORMALIZER_ROWS: Final = 8
@@ -260,19 +268,19 @@ class Int8Linear:
         self._products = products or Products()
         self.outputs = outputs
 
-    def __call__(self, x: Floats) -> Floats:
-        products, row_scale = self.products(x)
+    def __call__(self, x: Floats, into: Products | None = None) -> Floats:
+        products, row_scale = self.products(x, into)
         y: Floats = self.scaled(products, row_scale)
         if self.bias is not None:
             y += self.bias
         return y
 
-    def products(self, x: Floats) -> tuple[npt.NDArray[np.int32], Floats]:
-        """The integer products of x's rows (quantized per row) with the weights (valid until the next
-        products of the same `Products`), and each row's scale."""
+    def products(self, x: Floats, into: Products | None = None) -> tuple[npt.NDArray[np.int32], Floats]:
+        """The integer products of x's rows (quantized per row) with the weights, written into `into` (the
+        layers' own `Products` when None; valid until its next `take`), and each row's scale."""
         row_scale = (np.maximum(np.abs(x).max(1), 1e-12) / 127.0).astype(np.float32)
         quantized = (np.round(x / row_scale[:, None]) + 128).astype(np.uint8)
-        products = self._products.take(len(x), self.outputs)
+        products = (into or self._products).take(len(x), self.outputs)
         binding = self.session.io_binding()  # written into `products`, read from the arrays themselves
         binding.bind_ortvalue_input("A", self._ortvalue(quantized))
         for name, value in self._values.items():
@@ -363,12 +371,25 @@ class Memory:
         return int(self.values[0].shape[1]) if self.values else 0
 
 
+@dataclass(frozen=True)
+class _Step:
+    """One decoder layer as a pass goes through it: its weights, the utterance's keys and values over the
+    audio, and the tree's self-attention cache of that layer (room made for the pass's nodes)."""
+
+    layer: dict[str, Any]
+    audio_keys: Floats
+    audio_values: Floats
+    keys: Floats
+    values: Floats
+
+
 class TreeScorer:
     """log P(tokens | audio, prefix) for many (prefix, tokens) pairs in one pass of Whisper's decoder."""
 
     def __init__(self, model_dir: Path, *, threads: int = 1) -> None:
         """`threads`: for the vocabulary's projection, the largest of the integer products (exact with any
-        number); the layers' are too small to share (one thread pool each, woken some 40 times a pass)."""
+        number), and the workers a pass's nodes are shared between (`each`): each layer's products are too
+        small to share within (one thread pool each, woken some 40 times a pass), its rows are not."""
         weights = read_model(Path(model_dir) / "model.bin")
         self._products = Products()
         try:
@@ -406,6 +427,36 @@ class TreeScorer:
         if not self.layers:
             raise DecoderFormatError("model.bin has no decoder layers (not a Whisper model)")
         self.head_size = self.width // self.heads
+        self._workers = [self._products, *(Products() for _ in range(min(threads, MAX_WORKERS) - 1))]
+        self._pool = (
+            ThreadPoolExecutor(len(self._workers) - 1, thread_name_prefix="voicehost-decoder")
+            if len(self._workers) > 1
+            else None
+        )
+
+    def parts(self, rows: int) -> list[slice]:
+        """A pass's rows as one block for each worker (one block when too few to be worth sharing)."""
+        shares = len(self._workers) if rows >= MIN_SHARED_ROWS else 1
+        bounds = [rows * i // shares for i in range(shares + 1)]
+        return [slice(start, stop) for start, stop in itertools.pairwise(bounds)]
+
+    def each(self, parts: Sequence[slice], step: Callable[[slice, Products, T], None], arguments: Sequence[T]) -> None:
+        """`step` over each block of rows (with its worker's products buffer and its argument), the first in
+        this thread and the others in the pool's at the same time; back when all are done. The layers' integer
+        products and numpy's release the interpreter, so two blocks take little more than one on two cores;
+        each row is computed on its own, so the scores are the same, bit for bit, however they are shared."""
+        pool = self._pool
+        if pool is None or len(parts) == 1:
+            for part, products, argument in zip(parts, self._workers, arguments, strict=False):
+                step(part, products, argument)
+            return
+        others = [
+            pool.submit(step, part, products, argument)
+            for part, products, argument in zip(parts[1:], self._workers[1:], arguments[1:], strict=True)
+        ]
+        step(parts[0], self._workers[0], arguments[0])
+        for other in others:
+            other.result()
 
     @staticmethod
     def _floats(weights: dict[str, npt.NDArray[Any]], name: str) -> Floats:
@@ -535,49 +586,87 @@ class Scoring:
     def _forward(self, known: int) -> None:
         """The decoder over the nodes from `known` on, whose ancestors are all computed or among them. A node
         attends to itself and its ancestors only (one causal sequence per path from the root), nodes of
-        the same depth together, so self-attention costs nodes x depth, not nodes x nodes."""
+        the same depth together, so self-attention costs nodes x depth, not nodes x nodes. The nodes are
+        shared between the scorer's workers (`TreeScorer.each`), a block of rows each: every layer, each
+        writes its rows' keys and values first, then (once all are written, for a node's ancestors may be
+        another's) attends and goes on with its rows alone."""
         scorer = self._scorer
-        heads, head_size, width = scorer.heads, scorer.head_size, scorer.width
         size = len(self._tokens)
-        count = size - known
         tokens = np.asarray(self._tokens[known:])
         depth = np.asarray(self._depth[known:])
-        by_depth: dict[int, list[int]] = {}
-        for offset, node_depth in enumerate(self._depth[known:]):
-            by_depth.setdefault(node_depth, []).append(offset)
-        scale = np.float32(1 / math.sqrt(head_size))
+        parts = scorer.parts(size - known)
+        depths = [self._by_depth(known, part) for part in parts]
         x: Floats = scorer.embeddings[tokens].astype(np.float32) + scorer.positions[depth]
-
-        def split(y: Floats) -> Floats:  # (parts, heads, nodes, head size)
-            return y.reshape(count, -1, heads, head_size).transpose(1, 2, 0, 3)
-
+        query: Floats = np.empty((scorer.heads, size - known, scorer.head_size), dtype=np.float32)
         for number, (layer, keys_t, values) in enumerate(
             zip(scorer.layers, self._memory.keys, self._memory.values, strict=True)
         ):
-            query, key, value = split(layer["self_attention/linear_0"](_layer_norm(x, *layer["self_attention"])))
-            cached_keys = self._grown(self._keys, number, size)
-            cached_values = self._grown(self._values, number, size)
-            cached_keys[:, known:size] = key
-            cached_values[:, known:size] = value
-            attended = np.empty((heads, count, head_size), dtype=np.float32)
-            for members in by_depth.values():
-                for start in range(0, len(members), ATTENTION_BLOCK):  # the gathered chains are big
-                    block = members[start : start + ATTENTION_BLOCK]
-                    chain = np.asarray([self._chains[known + offset] for offset in block])  # (nodes, depth + 1)
-                    keys = cached_keys[:, chain].transpose(0, 1, 3, 2)  # (heads, nodes, head size, depth + 1)
-                    weights = _softmax(((query[:, block] * scale)[:, :, None, :] @ keys)[:, :, 0, :])
-                    attended[:, block] = (weights[:, :, None, :] @ cached_values[:, chain])[:, :, 0, :]
-            x = x + layer["self_attention/linear_1"](attended.transpose(1, 0, 2).reshape(count, width))
-            query = split(layer["attention/linear_0"](_layer_norm(x, *layer["attention"])))[0]
-            attended = np.empty_like(query)
-            for start in range(0, count, ATTENTION_BLOCK):  # nodes x audio frames scores: a block at a time
-                span = slice(start, start + ATTENTION_BLOCK)
-                # each node's product of its own (a row of one), so that its numbers never depend on the others
-                scores = (query[:, span] * scale)[:, :, None, :] @ keys_t[:, None]
-                attended[:, span] = (_softmax(scores) @ values[:, None])[:, :, 0, :]
-            x = x + layer["attention/linear_2"](attended.transpose(1, 0, 2).reshape(count, width))
-            x = x + layer["ffn/linear_1"](_gelu(layer["ffn/linear_0"](_layer_norm(x, *layer["ffn"]))))
-        hidden = np.zeros((size, width), dtype=np.float32)
+            step = _Step(
+                layer, keys_t, values, self._grown(self._keys, number, size), self._grown(self._values, number, size)
+            )
+            # every node's keys and values in before any node attends: its ancestors may be another block's
+            scorer.each(parts, functools.partial(self._keys_in, step, known, x, query), depths)
+            scorer.each(parts, functools.partial(self._rest, step, known, x, query), depths)
+        hidden = np.zeros((size, scorer.width), dtype=np.float32)
         hidden[:known] = self._hidden[:known]
         hidden[known:] = _layer_norm(x, *scorer.final_norm)
         self._hidden = hidden
+
+    def _keys_in(
+        self, step: _Step, known: int, x: Floats, query: Floats, part: slice, products: Products, _: object
+    ) -> None:
+        """One layer's self-attention keys and values of `part`'s nodes into the tree's cache, their queries
+        into `query`."""
+        scorer, layer = self._scorer, step.layer
+        rows = part.stop - part.start
+        normed = _layer_norm(x[part], *layer["self_attention"])
+        both = layer["self_attention/linear_0"](normed, products).reshape(rows, 3, scorer.heads, scorer.head_size)
+        query[:, part], key, value = both.transpose(1, 2, 0, 3)
+        step.keys[:, known + part.start : known + part.stop] = key
+        step.values[:, known + part.start : known + part.stop] = value
+
+    def _rest(
+        self,
+        step: _Step,
+        known: int,
+        x: Floats,
+        query: Floats,
+        part: slice,
+        products: Products,
+        by_depth: dict[int, list[int]],
+    ) -> None:
+        """The rest of one layer for `part`'s nodes (their attention over their ancestors and over the audio,
+        the feed-forward), written back into their rows of `x`."""
+        scorer, layer = self._scorer, step.layer
+        heads, head_size, width = scorer.heads, scorer.head_size, scorer.width
+        scale = np.float32(1 / math.sqrt(head_size))
+        rows = part.stop - part.start
+        attended = np.empty((heads, rows, head_size), dtype=np.float32)
+        for members in by_depth.values():
+            for start in range(0, len(members), ATTENTION_BLOCK):  # the gathered chains are big
+                block = members[start : start + ATTENTION_BLOCK]
+                chain = np.asarray([self._chains[known + offset] for offset in block])  # (nodes, depth + 1)
+                keys = step.keys[:, chain].transpose(0, 1, 3, 2)  # (heads, nodes, head size, depth + 1)
+                asked = np.multiply(query[:, block], scale, dtype=np.float32)
+                weights = _softmax((asked[:, :, None, :] @ keys)[:, :, 0, :])
+                own = [offset - part.start for offset in block]
+                attended[:, own] = (weights[:, :, None, :] @ step.values[:, chain])[:, :, 0, :]
+        y = x[part] + layer["self_attention/linear_1"](attended.transpose(1, 0, 2).reshape(rows, width), products)
+        normed = _layer_norm(y, *layer["attention"])
+        asked = layer["attention/linear_0"](normed, products).reshape(rows, heads, head_size).transpose(1, 0, 2)
+        heard = np.empty_like(asked)
+        for start in range(0, rows, ATTENTION_BLOCK):  # nodes x audio frames scores: a block at a time
+            span = slice(start, start + ATTENTION_BLOCK)
+            # each node's product of its own (a row of one), so that its numbers never depend on the others
+            scores = np.multiply(asked[:, span], scale, dtype=np.float32)[:, :, None, :] @ step.audio_keys[:, None]
+            heard[:, span] = (_softmax(scores) @ step.audio_values[:, None])[:, :, 0, :]
+        y = y + layer["attention/linear_2"](heard.transpose(1, 0, 2).reshape(rows, width), products)
+        inner = layer["ffn/linear_0"](_layer_norm(y, *layer["ffn"]), products)
+        x[part] = y + layer["ffn/linear_1"](_gelu(inner), products)
+
+    def _by_depth(self, known: int, part: slice) -> dict[int, list[int]]:
+        """The nodes of `part` (offsets from `known`) by depth: attended for together."""
+        found: dict[int, list[int]] = {}
+        for offset in range(part.start, part.stop):
+            found.setdefault(self._depth[known + offset], []).append(offset)
+        return found
