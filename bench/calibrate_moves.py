@@ -405,7 +405,7 @@ def collect_endings(
     return list(measured("ending", todo, measure, lambda row: EndingSample(**row), cache))
 
 
-MIN_TAKEN: Final = 10
+MIN_ENDINGS_TAKEN: Final = 10
 """A gap that takes fewer endings than this says nothing about its wrong ones."""
 
 
@@ -419,7 +419,7 @@ def gap_point(samples: Sequence[EndingSample], shipped: float | None) -> float |
     best: float | None = None
     for gap in gaps:
         taken = [s for s in samples if s.gap is not None and s.taken is not None and s.gap <= gap]
-        if len(taken) >= MIN_TAKEN and sum(s.taken != s.meant for s in taken) <= WRONG_RATE * len(taken):
+        if len(taken) >= MIN_ENDINGS_TAKEN and sum(s.taken != s.meant for s in taken) <= WRONG_RATE * len(taken):
             best = gap
     return None if best is None else math.floor(best * 1000) / 1000
 

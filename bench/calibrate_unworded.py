@@ -10,7 +10,7 @@ the card's probability, how many words the transcript has, and whether acting on
 never is) are kept. The point is a probability (never below the cards' own `act`) and a most words: the one
 that acts on the most right cards while at most one act in 1/WRONG_RATE is wrong, on no line of table talk
 (talk is never a move by the scores alone: a table talks far more than the corpus does, and a card revealed
-when nobody moved is the worst mistake a host makes), and on at least MIN_TAKEN lines (fewer say nothing
+when nobody moved is the worst mistake a host makes), and on at least MIN_LINES_TAKEN lines (fewer say nothing
 of the wrong ones). Talk that names a card by a slip ("Secondo menone è il calcino.", 5 words, at 0.9997)
 is what the words' count keeps out: the probability alone cannot.
 """
@@ -33,7 +33,7 @@ from voicehost.referee.take_up import take_up, unworded_card
 from voicehost.understanding import HeardGuess
 from voicehost.understanding.moment import Awaited, moment_for
 
-MIN_TAKEN: Final = 50
+MIN_LINES_TAKEN: Final = 50
 """A point that acts on fewer lines than this says nothing about its wrong ones: none is chosen."""
 
 
@@ -83,7 +83,7 @@ def collect_unworded(
 
 def unworded_point(samples: Sequence[UnwordedSample], act: float) -> UnwordedPoint:
     """The probability (from the cards' `act` up) and the most words that act on the most right cards found
-    only by the scores, wrong at most WRONG_RATE of the time, on no line of talk and on MIN_TAKEN lines at
+    only by the scores, wrong at most WRONG_RATE of the time, on no line of talk and on MIN_LINES_TAKEN lines at
     least; the highest probability and the fewest words of those that act on as many."""
     found = [s for s in samples if s.probability is not None and s.probability >= act]
     best: tuple[int, float, int] | None = None
@@ -92,7 +92,7 @@ def unworded_point(samples: Sequence[UnwordedSample], act: float) -> UnwordedPoi
             taken = [s for s in found if s.words <= words and s.probability is not None and s.probability >= floor]
             right = sum(s.right for s in taken)
             wrong_ok = len(taken) - right <= WRONG_RATE * len(taken) and not any(s.talk for s in taken)
-            if wrong_ok and len(taken) >= MIN_TAKEN and (best is None or right > best[0]):
+            if wrong_ok and len(taken) >= MIN_LINES_TAKEN and (best is None or right > best[0]):
                 best = (right, floor, words)
     if best is None:
         return UnwordedPoint(None, 0)
@@ -106,7 +106,8 @@ def unworded_summary(samples: Sequence[UnwordedSample], chosen: UnwordedPoint) -
         f"({sum(s.right for s in found)} right)"
     )
     if chosen.act is None:
-        return f"{head}; no point keeps the wrong ones under {WRONG_RATE:.1%} on {MIN_TAKEN} lines: always asked back"
+        wrong = f"{WRONG_RATE:.1%} on {MIN_LINES_TAKEN} lines"
+        return f"{head}; no point keeps the wrong ones under {wrong}: always asked back"
     taken = [s for s in found if s.probability is not None and s.probability >= chosen.act and s.words <= chosen.words]
     talk = [s for s in found if s.talk]
     return (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from bench.calibrate_moves import WRONG_RATE
-from bench.calibrate_unworded import MIN_TAKEN, UnwordedPoint, UnwordedSample, unworded_point
+from bench.calibrate_unworded import MIN_LINES_TAKEN, UnwordedPoint, UnwordedSample, unworded_point
 
 
 def _said(i: int, probability: float, words: int, right: bool = True, talk: bool = False) -> UnwordedSample:
@@ -36,5 +36,5 @@ def test_the_point_acts_on_the_most_right_cards_while_the_wrong_ones_stay_under_
 def test_no_point_below_the_cards_act_nor_on_too_few_lines() -> None:
     below = [_said(i, 0.8, 1) for i in range(100)]
     assert unworded_point(below, act=0.92) == UnwordedPoint(None, 0)
-    few = [_said(i, 0.95, 1) for i in range(MIN_TAKEN - 1)]
+    few = [_said(i, 0.95, 1) for i in range(MIN_LINES_TAKEN - 1)]
     assert unworded_point(few, act=0.92) == UnwordedPoint(None, 0)

@@ -331,13 +331,16 @@ class Host:
             self.question = None
             self._reasked = False
         covered = self._covered(taken)
-        if taken.verdict is Attention.SORRY and covered is None:
+        sorry = taken.verdict is Attention.SORRY and covered is None
+        if sorry:
             understood = taken.understood
-            self._unclear = understood.nearest if isinstance(understood, NotUnderstood) else None
+        if (sorry or _let_be(taken)) and isinstance(understood, NotUnderstood):
+            # the card it came near, for the line right after a "Sorry?" (or the addressed way's "I did not
+            # catch that") to be heard as its repeat
+            self._unclear = understood.nearest
+        if sorry:
             self.apply([Say(self.t("input.sorry"), remember=False)])
             return
-        if _let_be(taken) and isinstance(understood, NotUnderstood):
-            self._unclear = understood.nearest  # the addressed way's "I did not catch that" is its "Sorry?"
         alternatives = [card for card, share in heard.alternatives if share >= ALTERNATIVE_SHARE]
         self.apply(acting.respond(self.view(), understood, side, covered, alternatives))
 
