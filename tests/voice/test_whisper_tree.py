@@ -70,6 +70,17 @@ def test_the_scores_are_the_same_with_the_nodes_shared_between_threads(scorer: T
     assert shared.score(shared.memory(encoded), pairs) == scorer.score(scorer.memory(encoded), pairs)
 
 
+def test_a_pool_that_takes_no_more_work_leaves_the_blocks_to_the_caller(scorer: TreeScorer) -> None:
+    """At exit the pool takes no more work while the priors ahead may still be computed: the caller
+    computes every block, the same scores, no error."""
+    encoded = np.random.default_rng(9).standard_normal((80, scorer.width)).astype(np.float32)
+    ending = TreeScorer(whisper_base_dir(), threads=2)
+    assert ending._pool is not None
+    ending._pool.shutdown()
+    pairs = candidates()[::2]
+    assert ending.score(ending.memory(encoded), pairs) == scorer.score(scorer.memory(encoded), pairs)
+
+
 def test_blas_runs_one_thread_while_hearing() -> None:
     threadpoolctl = pytest.importorskip("threadpoolctl")
     before = [lib["num_threads"] for lib in threadpoolctl.threadpool_info() if lib["user_api"] == "blas"]

@@ -442,19 +442,20 @@ class TreeScorer:
 
     def each(self, parts: Sequence[slice], step: Callable[[slice, Products, T], None], arguments: Sequence[T]) -> None:
         """`step` over each block of rows (with its worker's products buffer and its argument), the first in
-        this thread and the others in the pool's at the same time; back when all are done. The layers' integer
-        products and numpy's release the interpreter, so two blocks take little more than one on two cores;
-        each row is computed on its own, so the scores are the same, bit for bit, however they are shared."""
-        pool = self._pool
-        if pool is None or len(parts) == 1:
-            for part, products, argument in zip(parts, self._workers, arguments, strict=False):
-                step(part, products, argument)
-            return
-        others = [
-            pool.submit(step, part, products, argument)
-            for part, products, argument in zip(parts[1:], self._workers[1:], arguments[1:], strict=True)
-        ]
-        step(parts[0], self._workers[0], arguments[0])
+        this thread and the others in the pool's at the same time (the layers' integer products and numpy's
+        let go of the interpreter); back when all are done. Each row is computed on its own, so the scores
+        are the same, bit for bit, however the rows are shared.
+        A block the pool no longer takes (the process ending while the priors ahead are computed) is
+        computed in this thread."""
+        pool, here, others = self._pool, [0], []
+        for number in range(1, len(parts)):
+            assert pool is not None  # several blocks only with several workers (`parts`)
+            try:
+                others.append(pool.submit(step, parts[number], self._workers[number], arguments[number]))
+            except RuntimeError:  # the interpreter is ending (the pool takes no more work): computed here
+                here.append(number)
+        for number in here:
+            step(parts[number], self._workers[number], arguments[number])
         for other in others:
             other.result()
 
