@@ -483,6 +483,9 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="refit only the open way's point for cards the words do not name (after a full fit), keep the rest",
     )
+    parser.add_argument(
+        "--places-only", action="store_true", help="refit only the place model (places said and names), keep the rest"
+    )
     parser.add_argument("--quick", action="store_true", help="a few utterances (a smoke test)")
     parser.add_argument("--cache", type=Path, default=default_cache())
     parser.add_argument("--write", action="store_true", help=f"write the fitted calibration to {TARGET}")
@@ -504,6 +507,12 @@ def main(argv: list[str] | None = None) -> int:
         return _write_names(calibration(), recognizer, utterances, conditions, options)
     if options.unworded_only:
         return _write_unworded(calibration(), recognizer, utterances, conditions, options.cache, options.write, command)
+    if options.places_only:
+        placed, summary = _places(recognizer, langs, utterances, conditions, options)
+        shipped = calibration()
+        fitted = {**shipped.fitted, "place": summary, "place_command": command}
+        print(f"[calibrate] {summary}", file=sys.stderr)
+        return _publish(replace(shipped, place=placed, fitted=fitted), options.write)
     moves = move_points(recognizer, utterances, conditions, options.cache, measured)
     for line in moves.summaries:
         print(f"[calibrate] {line}", file=sys.stderr)
@@ -528,11 +537,7 @@ def main(argv: list[str] | None = None) -> int:
         name_gain, name_ask, name_slip, name_summary = name_points(
             collect_names(recognizer, utterances, conditions[:NAME_CONDITIONS], options.cache)
         )
-    every = options.places == "every"
-    place_utterances = [u for lang in langs for u in place_corpus(lang, voices_of(lang, "tune"), every=every)]
-    placed, place_summary = place_model(
-        collect_places(recognizer, place_utterances + utterances, conditions[:PLACE_CONDITIONS], options.cache)
-    )
+    placed, place_summary = _places(recognizer, langs, utterances, conditions, options)
     voices = sorted({u.voice.id for u in utterances})
     fitted = {
         "command": command,
@@ -577,6 +582,20 @@ def main(argv: list[str] | None = None) -> int:
     for name, value in zip(FEATURES, weights, strict=True):
         print(f"{name:14} {value:+.3f}", file=sys.stderr)
     return _publish(calibration_fitted, options.write)
+
+
+def _places(
+    recognizer: Any,
+    langs: Sequence[Lang],
+    utterances: Sequence[Utterance],
+    conditions: Sequence[Condition],
+    options: argparse.Namespace,
+) -> tuple[Logistic, str]:
+    """The place model fitted on the tuning voices' places (`--places`: every one, or five) and on their
+    cards said by name (`utterances`), clean and in the first noisy condition."""
+    every = options.places == "every"
+    said = [u for lang in langs for u in place_corpus(lang, voices_of(lang, "tune"), every=every)]
+    return place_model(collect_places(recognizer, [*said, *utterances], conditions[:PLACE_CONDITIONS], options.cache))
 
 
 def _write_names(
