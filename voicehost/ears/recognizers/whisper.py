@@ -26,7 +26,7 @@ import os
 import threading
 import time
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -240,7 +240,8 @@ class WhisperRecognizer:
         pairs = [(sot, [*lead, *self._card_tokens(phrase, capital=not lead)]) for lead in leads for phrase in phrases]
         card_pairs = len(pairs)
         # a place alone and after the same lead-ins as a card ("I think it's C2"): scored the way names are
-        pairs += [(sot, [*lead, *self._place_tokens(phrase, capital=not lead)]) for lead in leads for phrase in places]
+        around = leads_before_a_place(leads, self._tokenizer.decode, moment.lang) if places else []
+        pairs += [(sot, [*lead, *self._place_tokens(phrase, capital=not lead)]) for lead in around for phrase in places]
         pairs.append((sot, [*transcript.tokens, self._eot]))
         scores = scoring.score(pairs)
         logprobs = [max(scores[i : card_pairs : len(phrases)]) for i in range(len(phrases))]
@@ -570,6 +571,15 @@ def _names_a_card(text: str, moment: Moment) -> bool:
     worth scoring): a cost gate, not a verdict."""
     said = Reading(text, moment).named
     return isinstance(said, HeardGuess) and said.action is Action.ACCEPT
+
+
+def leads_before_a_place(
+    leads: Sequence[list[int]], text_of: Callable[[list[int]], str], lang: Lang
+) -> list[list[int]]:
+    """The readings of the transcript's first words a place may follow: none (the place alone), and those
+    with nothing like a place in them (`places_to_score`: "I think it's", not "Linha 2 coluna", which cuts
+    the place's own words and would be "linha dois coluna três" said inside itself)."""
+    return [lead for lead in leads if not lead or not places_to_score(text_of(lead), lang)]
 
 
 def phrases_scored(moment: Moment) -> tuple[str, ...]:
