@@ -807,3 +807,34 @@ def test_a_no_sets_a_move_aside_for_the_next_line_only() -> None:
     host.hear("we should think about this one for a while")  # talk in between
     host.hear(_pass_over_a_card(cards, "I now posted"))
     assert "pass" in said.lines[-1].lower() and host.pending_candidates == []
+
+
+def _card_while_pass_waits(cards: tuple[str, ...], card: str, text: str) -> Heard:
+    """A line the scores put on `card` far ahead of every other card and of "yes", "no" and "pass"."""
+    phrases = ("yes", "no", "pass", *cards)
+    logits = tuple(0.0 if phrase == card else -12.0 for phrase in phrases)
+    shares = tuple(1.0 if phrase == card else 0.0 for phrase in phrases)
+    return Heard(text, 0.3, closed=ClosedSet(phrases, logits, logits, shares), transcript_logprob=-2.0)
+
+
+def test_a_card_named_instead_of_answering_pass_is_heard_as_the_guess() -> None:
+    """ "Did you say «pass»?" answered with a card instead of "no" ("rondine"): a human host takes the card.
+    Named plainly, it is revealed at once; found only by the scores ("Trondì" for RONDINE at 1.0), it is
+    asked back, never revealed (an answer half heard may score a card). Before, both met "Sorry, I did not
+    understand" and the question was dropped."""
+    host, said, game = table("classic-en")
+    host.hear("music, two")
+    cards = tuple(game.visible_cards())
+    host.hear(_pass_over_a_card(cards, "I now posted"))
+    assert "pass" in said.lines[-1].lower() and host.question is not None
+    board, team = game.board, game.current_player.value
+    own = [card for card, key in zip(board.cards, board.key, strict=True) if key.value == team]
+    named, garbled = own[:2]
+    host.hear(_card_while_pass_waits(cards, named, named.lower()))
+    assert named not in game.visible_cards() and kinds(game)[-1] == "guess"
+
+    host.hear(_pass_over_a_card(tuple(game.visible_cards()), "I now posted"))
+    assert "pass" in said.lines[-1].lower()
+    before = len(game.events)
+    host.hear(_card_while_pass_waits(tuple(game.visible_cards()), garbled, "Trondi"))
+    assert host.pending_candidates == [garbled] and kinds(game, before) == []

@@ -167,6 +167,7 @@ class ConfirmCommand(Question):
 
     command: Command = Command.REPEAT
     heard_text: str = ""
+    afresh_on_all_cards: ClassVar[bool] = True  # "pass?" answered "rondine": the card is the move
 
     def ask(self, view: View) -> str:
         return view.t("input.confirm_command", what=self.heard_text.strip(" .,;:!?"))
