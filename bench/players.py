@@ -40,9 +40,9 @@ import numpy as np
 from bench.announcements import Announcements, Asked, Question, Reader, Said
 from bench.corpus import CLUE_WORDS, HISS, LEAD_INS, NUMBERS, _article
 from bench.lines import Line, line_audio, seed_of
-from bench.noise import Condition
+from bench.noise import Condition, active_power, babble, reverb
 from bench.reply_time import ReplyClock
-from bench.voices import TestVoice
+from bench.voices import TestVoice, synthesize
 from engine.competitive import CompetitiveGame
 from engine.duet import DuetGame
 from engine.events import Event, EventType
@@ -235,6 +235,7 @@ class Table:
         self.transcript: list[str] = []
         self.recorded: list[Audio] = []
         self._position = 0  # samples fed to the loop so far
+        self._room_rms = 0.0  # the level of the table's talk between lines (babble rooms): the last line's
         self._seen = len(game.events)  # events already judged
         self._given_up: set[str] = set()  # cards the host never took from these voices: name others
         self._clue_skip = 0  # clue words given up
@@ -290,7 +291,31 @@ class Table:
             wrong.undone = wrong.seq in self._corrected or _taken_back(self.game.events, wrong.seq)
 
     def _quiet(self, seconds: float, *key: object) -> Iterator[Audio]:
-        yield from self._feed(np.zeros(round(seconds * SAMPLE_RATE), dtype=np.float32), *key)
+        """No player speaks: the room as it is between lines (its hiss; in a babble room, the other talkers too)."""
+        yield from self._feed(self._room(round(seconds * SAMPLE_RATE), *key), *key)
+
+    def _room(self, samples: int, *key: object) -> Audio:
+        """The table's own talk between lines, in a babble room: the other talkers do not stop while a player
+        waits or the host answers, at the level they had in the line (`_room_rms`), seeded by `key` as the
+        hiss is. Silence in the other rooms (the hiss is added by `_feed`)."""
+        condition = self.condition
+        if condition.kind != "babble" or self._room_rms == 0.0 or samples == 0:
+            return np.zeros(samples, dtype=np.float32)
+        talk_rng, room_rng = (
+            np.random.default_rng(s) for s in np.random.SeedSequence(seed_of(self.seed, "room", *key)).spawn(2)
+        )
+        talk = babble(samples, self.lang.value, talk_rng, cache_dir=self.cache_dir)
+        talk = reverb(talk, room_rng) if condition.reverb else talk
+        rms = float(np.sqrt(np.mean(np.square(talk, dtype=np.float64))))
+        return (talk * (self._room_rms / rms if rms > 0 else 0.0)).astype(np.float32)
+
+    def _room_level(self, seat: Seat, text: str) -> float:
+        """The RMS of the other talkers in a line of `text` said by `seat` (the condition's SNR below the
+        speech's active power, as `bench.noise.mix_at_snr` mixes it)."""
+        if self.condition.snr_db is None:
+            return 0.0
+        speech = synthesize(seat.voice, text, cache_dir=self.cache_dir)
+        return math.sqrt(active_power(speech) / 10 ** (self.condition.snr_db / 10))
 
     def _feed(self, audio: Audio, *key: object) -> Iterator[Audio]:
         """Audio into the microphone, with the room's faint hiss, a chunk at a time. The hiss is seeded by
@@ -312,7 +337,8 @@ class Table:
         number = self.tally.lines
         gap = round(GAP_S * SAMPLE_RATE)
         aligned = gap + (-(self._position + gap)) % ALIGN  # each line starts on a chunk and a VAD window
-        yield from self._feed(np.zeros(aligned, dtype=np.float32), "gap", number)
+        self._room_rms = self._room_level(seat, text)  # the talk goes on around the line, at its level
+        yield from self._feed(self._room(aligned, "gap", number), "gap", number)
         line = self.line(seat, text)
         mark = len(self.heard.said)
         start = self._position
