@@ -235,7 +235,7 @@ class Table:
         self.transcript: list[str] = []
         self.recorded: list[Audio] = []
         self._position = 0  # samples fed to the loop so far
-        self._room_rms = 0.0  # the level of the table's talk between lines (babble rooms): the last line's
+        self._room_talk: Audio = np.zeros(0, dtype=np.float32)  # the table's talk around the line (`_talk_around`)
         self._seen = len(game.events)  # events already judged
         self._given_up: set[str] = set()  # cards the host never took from these voices: name others
         self._clue_skip = 0  # clue words given up
@@ -292,30 +292,32 @@ class Table:
 
     def _quiet(self, seconds: float, *key: object) -> Iterator[Audio]:
         """No player speaks: the room as it is between lines (its hiss; in a babble room, the other talkers too)."""
-        yield from self._feed(self._room(round(seconds * SAMPLE_RATE), *key), *key)
+        yield from self._feed(self._room(round(seconds * SAMPLE_RATE)), *key)
 
-    def _room(self, samples: int, *key: object) -> Audio:
-        """The table's own talk between lines, in a babble room: the other talkers do not stop while a player
-        waits or the host answers, at the level they had in the line (`_room_rms`), seeded by `key` as the
-        hiss is. Silence in the other rooms (the hiss is added by `_feed`)."""
+    def _room(self, samples: int) -> Audio:
+        """The next `samples` of the table's talk around the current line (`_talk_around`); silence once it
+        is used up, and in rooms without babble (the hiss is added by `_feed`)."""
+        taken, self._room_talk = self._room_talk[:samples], self._room_talk[samples:]
+        return np.concatenate([taken, np.zeros(samples - len(taken), dtype=np.float32)])
+
+    def _talk_around(self, seat: Seat, text: str, number: int, before: int) -> Audio:
+        """In a babble room, the other talkers around line `number`: they do not stop while a player waits for
+        the room or for the host's answer. One stretch for the pause before the line (`before` samples) and
+        the longest wait after it, at the level the line's own babble has (the condition's SNR below its
+        speech's active power, as `bench.noise.mix_at_snr` mixes it), seeded by the line's number as the hiss
+        is. Empty in the other rooms."""
         condition = self.condition
-        if condition.kind != "babble" or self._room_rms == 0.0 or samples == 0:
-            return np.zeros(samples, dtype=np.float32)
-        talk_rng, room_rng = (
-            np.random.default_rng(s) for s in np.random.SeedSequence(seed_of(self.seed, "room", *key)).spawn(2)
-        )
+        if condition.kind != "babble" or condition.snr_db is None:
+            return np.zeros(0, dtype=np.float32)
+        samples = before + round((REPLY_WAIT_S + GAP_S) * SAMPLE_RATE)
+        seed = seed_of(self.seed, "room", number)
+        talk_rng, room_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2))
         talk = babble(samples, self.lang.value, talk_rng, cache_dir=self.cache_dir)
         talk = reverb(talk, room_rng) if condition.reverb else talk
-        rms = float(np.sqrt(np.mean(np.square(talk, dtype=np.float64))))
-        return (talk * (self._room_rms / rms if rms > 0 else 0.0)).astype(np.float32)
-
-    def _room_level(self, seat: Seat, text: str) -> float:
-        """The RMS of the other talkers in a line of `text` said by `seat` (the condition's SNR below the
-        speech's active power, as `bench.noise.mix_at_snr` mixes it)."""
-        if self.condition.snr_db is None:
-            return 0.0
         speech = synthesize(seat.voice, text, cache_dir=self.cache_dir)
-        return math.sqrt(active_power(speech) / 10 ** (self.condition.snr_db / 10))
+        level = math.sqrt(active_power(speech) / 10 ** (condition.snr_db / 10))
+        rms = float(np.sqrt(np.mean(np.square(talk, dtype=np.float64))))
+        return (talk * (level / rms if rms > 0 else 0.0)).astype(np.float32)
 
     def _feed(self, audio: Audio, *key: object) -> Iterator[Audio]:
         """Audio into the microphone, with the room's faint hiss, a chunk at a time. The hiss is seeded by
@@ -337,8 +339,8 @@ class Table:
         number = self.tally.lines
         gap = round(GAP_S * SAMPLE_RATE)
         aligned = gap + (-(self._position + gap)) % ALIGN  # each line starts on a chunk and a VAD window
-        self._room_rms = self._room_level(seat, text)  # the talk goes on around the line, at its level
-        yield from self._feed(self._room(aligned, "gap", number), "gap", number)
+        self._room_talk = self._talk_around(seat, text, number, aligned)  # the table talks on around the line
+        yield from self._feed(self._room(aligned), "gap", number)
         line = self.line(seat, text)
         mark = len(self.heard.said)
         start = self._position
