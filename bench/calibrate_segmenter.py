@@ -19,8 +19,11 @@ stray utterances in babble. Speed: the detector runs at about
 from __future__ import annotations
 
 import argparse
+import multiprocessing
+import os
 import sys
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -33,6 +36,7 @@ from bench.noise import active_power, babble, reverb
 from bench.voices import TestVoice, synthesize
 from engine.lang import Lang
 from voicehost.audio.samples import SAMPLE_RATE, Audio
+from voicehost.ears.loudness import SUSTAIN_WINDOWS
 from voicehost.ears.vad import KEEP_ABOVE_DB, START_ABOVE_DB, Segmenter, SileroVad
 
 LINE_STEP: Final = 3
@@ -49,9 +53,12 @@ HISS: Final = 0.001
 """The microphone's own hiss under everything (the bench's quiet room)."""
 CONDITIONS: Final = ("clean", "babble-5-reverb", "babble-10-reverb", "babble-20-reverb")
 GRID: Final = tuple(
-    (start, keep) for start in (6.0, 7.5, 9.0, 10.5, 12.0) for keep in (3.0, 4.5, 6.0, 7.5, 9.0) if keep <= start
+    (start, keep, sustain) for start in (9.0, 10.5, 12.0) for keep in (4.5, 6.0, 7.5) for sustain in (3, 6, 10)
 )
-UNGATED: Final = (-np.inf, -np.inf)
+"""Each (start margin dB, keep margin dB, windows the keep level is averaged over)."""
+UNGATED: Final = (-np.inf, -np.inf, 3)
+Margins = tuple[float, float, int]
+"""(start margin dB, keep margin dB, windows the keep level is averaged over)."""
 MAX_STRAY_A_MINUTE: Final = 1.0
 """At most this many utterances a minute of babble that hold no line: the table's talk cut into pieces the
 host must hear and leave be (a lower start margin catches a few more lines and hears four times as many)."""
@@ -73,6 +80,10 @@ class Score:
     whole: int
     stray: int
     minutes: float
+    late: tuple[float, ...] = ()  # for each line caught whole, how long after its speech the utterance closed
+
+    def late_ms(self, q: float) -> float:
+        return 1000 * float(np.percentile(self.late, q)) if self.late else float("nan")
 
 
 def room(
@@ -113,19 +124,23 @@ def lines_of(lang: Lang, role: str) -> list[tuple[TestVoice, str]]:
     return [(u.voice, u.text) for voice in voices_of(lang, role) for u in corpus(lang, [voice])[::LINE_STEP]]
 
 
-def score(space: Room, start_db: float, keep_db: float, vad: SileroVad) -> Score:
-    """How a pair of margins cuts the room: lines caught whole, stray utterances."""
-    segmenter = Segmenter(vad, start_above_db=start_db, keep_above_db=keep_db)
+def score(space: Room, margins: Margins, vad: SileroVad) -> Score:
+    """How a triple of margins cuts the room: lines caught whole and how late they closed, stray utterances."""
+    start_db, keep_db, sustain = margins
+    segmenter = Segmenter(vad, start_above_db=start_db, keep_above_db=keep_db, sustain_windows=sustain)
     size = 512
     chunks = (space.audio[i : i + size] for i in range(0, len(space.audio), size))
-    cuts = [(u.start_s, u.end_s) for u in segmenter.utterances(chunks)]
-    whole = 0
+    cuts = [(u.start_s, u.end_s, u.detected_s) for u in segmenter.utterances(chunks)]
+    late: list[float] = []
     for begin, end in space.lines:
-        whole += any(
-            begin - EARLY_S <= start <= begin + EDGE_S and end - EDGE_S <= stop <= end + LATE_S for start, stop in cuts
-        )
-    stray = sum(not any(start < end and stop > begin for begin, end in space.lines) for start, stop in cuts)
-    return Score(len(space.lines), whole, stray, len(space.audio) / SAMPLE_RATE / 60)
+        closed = [
+            detected
+            for start, stop, detected in cuts
+            if begin - EARLY_S <= start <= begin + EDGE_S and end - EDGE_S <= stop <= end + LATE_S
+        ]
+        late += [closed[0] - end] if closed else []
+    stray = sum(not any(start < end and stop > begin for begin, end in space.lines) for start, stop, _ in cuts)
+    return Score(len(space.lines), len(late), stray, len(space.audio) / SAMPLE_RATE / 60, tuple(late))
 
 
 def pooled(scores: Sequence[Score]) -> Score:
@@ -134,10 +149,11 @@ def pooled(scores: Sequence[Score]) -> Score:
         sum(s.whole for s in scores),
         sum(s.stray for s in scores),
         sum(s.minutes for s in scores),
+        tuple(late for s in scores for late in s.late),
     )
 
 
-def choose(by_pair: dict[tuple[float, float], dict[str, Score]]) -> tuple[float, float]:
+def choose(by_pair: dict[Margins, dict[str, Score]]) -> Margins:
     """The pair that catches the most lines whole in babble among those losing no line in the quiet room
     (against the segmenter without a margin) and hearing at most MAX_STRAY_A_MINUTE stray utterances in
     babble; ties go to the smaller margins."""
@@ -154,57 +170,74 @@ def choose(by_pair: dict[tuple[float, float], dict[str, Score]]) -> tuple[float,
 
 
 def table(
-    by_pair: dict[tuple[float, float], dict[str, Score]],
-    pairs: Sequence[tuple[float, float]],
+    by_pair: dict[Margins, dict[str, Score]],
+    pairs: Sequence[Margins],
     conditions: Sequence[str] = (*CONDITIONS, "babble"),
 ) -> str:
-    rows = ["| start / keep dB | condition | lines caught whole | stray utterances a minute |", "|---|---|---:|---:|"]
+    rows = [
+        "| start / keep dB, keep over | condition | lines caught whole | closed after the speech p50 / p90 ms "
+        "| stray utterances a minute |",
+        "|---|---|---:|---:|---:|",
+    ]
     for pair in pairs:
-        name = "no margin" if pair == UNGATED else f"{pair[0]:g} / {pair[1]:g}"
+        name = "no margin" if pair == UNGATED else f"{pair[0]:g} / {pair[1]:g}, {pair[2] * 32} ms"
         for condition in conditions:
             s = by_pair[pair][condition]
             share = f"{s.whole} of {s.lines} ({100 * s.whole / max(1, s.lines):.0f} %)"
-            rows.append(f"| {name} | {condition} | {share} | {s.stray / max(s.minutes, 1e-9):.1f} |")
+            late = f"{s.late_ms(50):.0f} / {s.late_ms(90):.0f}"
+            rows.append(f"| {name} | {condition} | {share} | {late} | {s.stray / max(s.minutes, 1e-9):.1f} |")
     return "\n".join(rows)
 
 
-def measure(
-    role: str, pairs: Sequence[tuple[float, float]], cache_dir: Path
-) -> dict[tuple[float, float], dict[str, Score]]:
-    """Every pair's scores on `role`'s rooms: each condition pooled over the languages, and babble pooled
-    over its SNRs."""
+_ROOMS: list[Room] = []
+"""The rooms being scored, for the worker processes (forked: they share them without copying)."""
+
+
+def _scores(margins: Margins) -> dict[str, Score]:
+    """One triple's scores on `_ROOMS`: each condition pooled over the languages, and babble over its SNRs."""
     vad = SileroVad()
-    rooms = [
+    each = {space.lang + "|" + space.condition: score(space, margins, vad) for space in _ROOMS}
+    by_condition = {name: pooled([s for key, s in each.items() if key.endswith("|" + name)]) for name in CONDITIONS}
+    by_condition["babble"] = pooled([s for name, s in by_condition.items() if name.startswith("babble")])
+    return by_condition
+
+
+def measure(role: str, pairs: Sequence[Margins], cache_dir: Path) -> dict[Margins, dict[str, Score]]:
+    """Every triple's scores on `role`'s rooms (`_scores`), a process a core."""
+    _ROOMS[:] = [
         room(
             lang, lines_of(lang, role), Condition.parse(name), seed=seed_of(lang.value, name, role), cache_dir=cache_dir
         )
         for lang in Lang
         for name in CONDITIONS
     ]
-    found: dict[tuple[float, float], dict[str, Score]] = {}
-    for pair in pairs:
-        each = {space.lang + "|" + space.condition: score(space, *pair, vad) for space in rooms}
-        by_condition = {name: pooled([s for key, s in each.items() if key.endswith("|" + name)]) for name in CONDITIONS}
-        by_condition["babble"] = pooled([s for name, s in by_condition.items() if name.startswith("babble")])
-        found[pair] = by_condition
-    return found
+    with ProcessPoolExecutor(max_workers=os.cpu_count() or 1, mp_context=multiprocessing.get_context("fork")) as pool:
+        return dict(zip(pairs, pool.map(_scores, pairs), strict=True))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.calibrate_segmenter", description=__doc__.split("\n\n")[0])
-    parser.parse_args(argv)
+    parser.add_argument(
+        "--held-out-only", action="store_true", help="report the held-out voices at the shipped margins, choose none"
+    )
+    args = parser.parse_args(argv)
     cache = default_cache()
+    shipped = (START_ABOVE_DB, KEEP_ABOVE_DB, SUSTAIN_WINDOWS)
+    if args.held_out_only:
+        print("held-out voices:")
+        print(table(measure("held-out", [UNGATED, shipped], cache), [UNGATED, shipped]))
+        return 0
     tuning = measure("tune", [UNGATED, *GRID], cache)
     chosen = choose(tuning)
     print(
-        f"tuning voices (chosen: start {chosen[0]:g} dB, keep {chosen[1]:g} dB; "
-        f"shipped {START_ABOVE_DB:g} / {KEEP_ABOVE_DB:g}):"
+        f"tuning voices (chosen: start {chosen[0]:g} dB, keep {chosen[1]:g} dB over {chosen[2]} windows; "
+        f"shipped {shipped}):"
     )
     print(table(tuning, [UNGATED, *GRID], ("clean", "babble")))
     print(table(tuning, [UNGATED, chosen]))
-    held = measure("held-out", [UNGATED, chosen, (START_ABOVE_DB, KEEP_ABOVE_DB)], cache)
+    pairs = list(dict.fromkeys([UNGATED, chosen, shipped]))
     print("\nheld-out voices:")
-    print(table(held, list(dict.fromkeys([UNGATED, chosen, (START_ABOVE_DB, KEEP_ABOVE_DB)]))))
+    print(table(measure("held-out", pairs, cache), pairs))
     return 0
 
 

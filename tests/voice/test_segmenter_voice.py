@@ -45,11 +45,12 @@ def test_a_line_in_a_talking_room_is_an_utterance_of_its_own() -> None:
     from bench.calibrate_segmenter import UNGATED, room, score
     from bench.noise import Condition
     from engine.lang import Lang
+    from voicehost.ears.loudness import SUSTAIN_WINDOWS
     from voicehost.ears.vad import KEEP_ABOVE_DB, START_ABOVE_DB, SileroVad
 
     voice = find_voice("rhvoice:Leticia-F123")
     said = [(voice, text) for text in ("música, dois", "colher", "a resposta é estrela", "passo", "sim", "aeroporto")]
     talking = room(Lang.PT_BR, said, Condition.parse("babble-10-reverb"), seed=7, cache_dir=default_cache())
-    gated = score(talking, START_ABOVE_DB, KEEP_ABOVE_DB, SileroVad())
+    gated = score(talking, (START_ABOVE_DB, KEEP_ABOVE_DB, SUSTAIN_WINDOWS), SileroVad())
     assert gated.whole >= 2 * len(said) / 3
-    assert score(talking, *UNGATED, SileroVad()).whole == 0
+    assert score(talking, UNGATED, SileroVad()).whole == 0

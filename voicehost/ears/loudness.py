@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
@@ -28,7 +29,12 @@ player's words."""
 MIN_BACKGROUND_WINDOWS: Final = 16
 """Before this much of the room was heard (half a second), no background is known and nothing is gated."""
 SMOOTHING_WINDOWS: Final = 3
-"""A window's level is its power averaged with the windows just before it (96 ms): a syllable, not a click."""
+"""A window's level, for speech to begin, is its power averaged with the windows just before it (96 ms): a
+syllable, not a click..."""
+SUSTAIN_WINDOWS: Final = 10
+"""...and, for speech to go on, averaged over this many (320 ms): the other talkers' syllables rise above
+their own level for a moment, and each such burst would hold a finished utterance open (chosen with the
+margins in `voicehost.ears.vad`)."""
 SILENCE_DB: Final = -120.0
 """The level of digital silence (a window of zeros)."""
 
@@ -39,24 +45,39 @@ def level_db(window: Audio) -> float:
     return 10.0 * math.log10(power) if power > 10 ** (SILENCE_DB / 10) else SILENCE_DB
 
 
+@dataclass(frozen=True)
+class Above:
+    """How many dB a window stands above the room's background: `onset` smoothed over SMOOTHING_WINDOWS (for
+    speech to begin), `sustained` over the longer `sustain` windows (for it to go on). Infinite while too
+    little of the room was heard to know its level."""
+
+    onset: float
+    sustained: float
+
+
 class Background:
     """The room's level behind the player, window by window, and how far each window stands above it."""
 
-    def __init__(self) -> None:
+    def __init__(self, sustain: int = SUSTAIN_WINDOWS) -> None:
         self._levels: deque[float] = deque(maxlen=BACKGROUND_WINDOWS)
-        self._powers: deque[float] = deque(maxlen=SMOOTHING_WINDOWS)
+        self._powers: deque[float] = deque(maxlen=max(sustain, SMOOTHING_WINDOWS))
+        self._sustain = sustain
 
-    def above(self, window: Audio, *, learn: bool = True) -> float:
-        """How many dB the window (smoothed over SMOOTHING_WINDOWS) stands above the background heard before
-        it; infinite while too little of the room was heard to know its level. `learn`: the window is of the
+    def above(self, window: Audio, *, learn: bool = True) -> Above:
+        """How far the window stands above the background heard before it. `learn`: the window is of the
         room (not while the host itself talks: its voice is no background a player must rise above)."""
         level = level_db(window)
         self._powers.append(10 ** (level / 10))
-        smoothed = 10.0 * math.log10(max(sum(self._powers) / len(self._powers), 10 ** (SILENCE_DB / 10)))
         known = len(self._levels) >= MIN_BACKGROUND_WINDOWS
         floor = (
             float(np.percentile(np.fromiter(self._levels, dtype=np.float64), BACKGROUND_PERCENTILE)) if known else 0.0
         )
         if learn:
             self._levels.append(level)
-        return smoothed - floor if known else math.inf
+        if not known:
+            return Above(math.inf, math.inf)
+        return Above(self._mean_db(SMOOTHING_WINDOWS) - floor, self._mean_db(self._sustain) - floor)
+
+    def _mean_db(self, windows: int) -> float:
+        recent = list(self._powers)[-windows:]
+        return 10.0 * math.log10(max(sum(recent) / len(recent), 10 ** (SILENCE_DB / 10)))

@@ -11,7 +11,7 @@ from typing import Any, Final
 import numpy as np
 
 from voicehost.audio.samples import SAMPLE_RATE, Audio
-from voicehost.ears.loudness import Background
+from voicehost.ears.loudness import SUSTAIN_WINDOWS, Background
 
 WINDOW: Final = 512
 """Samples per VAD step (32 ms at 16 kHz), as the Silero model expects."""
@@ -37,15 +37,16 @@ as a speaker may go on ("I think it's ... the cherry")."""
 HOLD_MS: Final = 800
 """How much longer the silence must last to close an utterance that `hold` says is unfinished (a clue's
 word said without its number, "frutta ... tre"): a number said within about a second is the same clue."""
-START_ABOVE_DB: Final = 10.5
+START_ABOVE_DB: Final = 9.0
 """Speech begins only where the window also stands this far above the room's background (`loudness`): the
 other players' talk is speech to the detector, but quieter than the player speaking to the host..."""
-KEEP_ABOVE_DB: Final = 6.0
+KEEP_ABOVE_DB: Final = 7.5
 """...and goes on only while it stands this far above it: in a room that never falls silent, the end of the
 player's speech is where the level falls back to the room's. Both chosen on the tuning voices said into
-continuous babble (`python -m bench.calibrate_segmenter`): the most lines caught whole (one utterance, from
-at most 0.6 s before the speech to 0.6 s after it) in babble at 5, 10 and 20 dB, 68 % against 1 % without
-the margins, none lost in a quiet room, at most one stray utterance of the table's talk a minute."""
+continuous babble (`python -m bench.calibrate_segmenter`), with the level that goes on averaged over
+`loudness.SUSTAIN_WINDOWS`: the most lines caught whole (one utterance, from at most 0.6 s before the speech
+to 0.6 s after it) in babble at 5, 10 and 20 dB, 83 % against 1 % without the margins, none lost in a quiet
+room, at most one stray utterance of the table's talk a minute."""
 MAX_UTTERANCE_S: Final = 12.0
 TALKING_SLICE_S: Final = 1.6
 """While the host talks, the VAD hears its echo as one long utterance, so a player's "stop" over it
@@ -123,10 +124,12 @@ class Segmenter:
         *,
         start_above_db: float = START_ABOVE_DB,
         keep_above_db: float = KEEP_ABOVE_DB,
+        sustain_windows: int = SUSTAIN_WINDOWS,
     ) -> None:
         self.vad = vad or SileroVad()
         self.start_above_db = start_above_db
         self.keep_above_db = keep_above_db
+        self.sustain_windows = sustain_windows
 
     def utterances(
         self,
@@ -161,7 +164,9 @@ class Segmenter:
         position = 0
         start = 0
         closing = end_windows  # the silence that closes the utterance now: longer once held
-        background = Background()  # the room behind the player: the talk around the table, or the hiss
+        background = Background(
+            self.sustain_windows
+        )  # the room behind the player: the talk around the table, or the hiss
 
         def as_at_pause() -> Utterance:
             """The utterance as it stands, keeping PAUSE_MS of its silence: the audio heard from the pause on."""
@@ -181,13 +186,13 @@ class Segmenter:
                 above = background.above(window, learn=not host_talking)
                 if not speech:
                     history = [*history[-pre_windows:], window] if pre_windows else []
-                    if probability >= START_PROBABILITY and above >= self.start_above_db:
+                    if probability >= START_PROBABILITY and above.onset >= self.start_above_db:
                         speech = list(history) if history else [window]
                         start = position - len(speech)
                         voiced, silent = 1, 0
                     continue
                 speech.append(window)
-                if probability >= END_PROBABILITY and above >= self.keep_above_db:
+                if probability >= END_PROBABILITY and above.sustained >= self.keep_above_db:
                     voiced += 1
                     silent = 0
                     closing = end_windows
