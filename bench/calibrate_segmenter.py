@@ -8,7 +8,8 @@ cards, lead-ins, clues, commands, answers, talk) said by the voices of one role,
 with the room's noise all along: four other talkers at an SNR with reverb, or the microphone's hiss alone.
 Each pair of margins cuts the room into utterances (`Segmenter`), and is scored by
 - the lines **caught whole**: one utterance holds all of a line's speech, starting at most EARLY_S before it
-  and ending at most LATE_S after it (a line cut in two, or buried in the talk before it, is not);
+  and closed at most LATE_S after it (a line cut in two, buried in the talk before it, or held open by the
+  talk after it, is not);
 - the **stray** utterances: those holding no line (the talk around the table taken for a move), a minute.
 The pair chosen catches the most lines whole in babble (every SNR pooled) among those that catch in the
 quiet room every line the segmenter without a margin catches there and hear at most MAX_STRAY_A_MINUTE
@@ -45,8 +46,9 @@ GAP_S: Final = (2.0, 4.5)
 """The room's time between two lines, drawn uniformly: the table talks on meanwhile."""
 EARLY_S: Final = 0.6
 """A line is caught whole only if its utterance starts at most this long before its speech..."""
-LATE_S: Final = 0.6
-"""...and ends at most this long after it: the move is heard soon after it is said, without the talk around it."""
+LATE_S: Final = 0.8
+"""...and is closed at most this long after it (the closing silence is 320 ms): the move is answered soon
+after it is said, and heard without the talk that follows it."""
 EDGE_S: Final = 0.05
 """The tolerance at the speech's own edges (its first and last sounds are faint)."""
 HISS: Final = 0.001
@@ -136,7 +138,7 @@ def score(space: Room, margins: Margins, vad: SileroVad) -> Score:
         closed = [
             detected
             for start, stop, detected in cuts
-            if begin - EARLY_S <= start <= begin + EDGE_S and end - EDGE_S <= stop <= end + LATE_S
+            if begin - EARLY_S <= start <= begin + EDGE_S and end - EDGE_S <= stop and detected <= end + LATE_S
         ]
         late += [closed[0] - end] if closed else []
     stray = sum(not any(start < end and stop > begin for begin, end in space.lines) for start, stop, _ in cuts)
