@@ -45,7 +45,7 @@ KEEP_ABOVE_DB: Final = 7.5
 player's speech is where the level falls back to the room's. Both chosen on the tuning voices said into
 continuous babble (`python -m bench.calibrate_segmenter`), with the level that goes on averaged over
 `loudness.SUSTAIN_WINDOWS`: the most lines caught whole (one utterance, from at most 0.6 s before the speech
-to 0.6 s after it) in babble at 5, 10 and 20 dB, 83 % against 1 % without the margins, none lost in a quiet
+closed at most 0.8 s after it) in babble at 5, 10 and 20 dB, 82 % against 1 % without the margins, none lost in a quiet
 room, at most one stray utterance of the table's talk a minute."""
 MAX_UTTERANCE_S: Final = 12.0
 TALKING_SLICE_S: Final = 1.6
