@@ -305,6 +305,8 @@ class Host:
             if not self._hinted:
                 self._hinted = True
                 self.say(self.t("listen.hint", name=self.name()), remember=False)
+            else:
+                self.attention = Attention.IGNORE  # told once how to play: a line without the name is the table's
             return
         view = self.view()
         understood = taken.understood
