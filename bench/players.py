@@ -40,7 +40,7 @@ import numpy as np
 from bench.announcements import Announcements, Asked, Question, Reader, Said
 from bench.corpus import CLUE_WORDS, HISS, LEAD_INS, NUMBERS, _article
 from bench.lines import Line, line_audio, seed_of
-from bench.noise import Condition, active_power, babble, reverb
+from bench.noise import Condition, _unit, active_power, babble, reverb
 from bench.reply_time import ReplyClock
 from bench.voices import TestVoice, synthesize
 from engine.competitive import CompetitiveGame
@@ -315,9 +315,7 @@ class Table:
         talk = babble(samples, self.lang.value, talk_rng, cache_dir=self.cache_dir)
         talk = reverb(talk, room_rng) if condition.reverb else talk
         speech = synthesize(seat.voice, text, cache_dir=self.cache_dir)
-        level = math.sqrt(active_power(speech) / 10 ** (condition.snr_db / 10))
-        rms = float(np.sqrt(np.mean(np.square(talk, dtype=np.float64))))
-        return (talk * (level / rms if rms > 0 else 0.0)).astype(np.float32)
+        return _unit(talk, math.sqrt(active_power(speech) / 10 ** (condition.snr_db / 10)))
 
     def _feed(self, audio: Audio, *key: object) -> Iterator[Audio]:
         """Audio into the microphone, with the room's faint hiss, a chunk at a time. The hiss is seeded by

@@ -44,9 +44,9 @@ KEEP_ABOVE_DB: Final = 7.5
 """...and goes on only while it stands this far above it: in a room that never falls silent, the end of the
 player's speech is where the level falls back to the room's. Both chosen on the tuning voices said into
 continuous babble (`python -m bench.calibrate_segmenter`), with the level that goes on averaged over
-`loudness.SUSTAIN_WINDOWS`: the most lines caught whole (one utterance, from at most 0.6 s before the speech
-closed at most 0.8 s after it) in babble at 5, 10 and 20 dB, 82 % against 1 % without the margins, none lost in a quiet
-room, at most one stray utterance of the table's talk a minute."""
+`loudness.SUSTAIN_WINDOWS`: the most lines caught whole (one utterance, from at most 0.6 s before the speech,
+closed at most 0.8 s after it) in babble at 5, 10 and 20 dB, 82 % against 1 % without the margins, none lost
+in a quiet room, at most one stray utterance of the table's talk a minute."""
 MAX_UTTERANCE_S: Final = 12.0
 TALKING_SLICE_S: Final = 1.6
 """While the host talks, the VAD hears its echo as one long utterance, so a player's "stop" over it
@@ -164,9 +164,8 @@ class Segmenter:
         position = 0
         start = 0
         closing = end_windows  # the silence that closes the utterance now: longer once held
-        background = Background(
-            self.sustain_windows
-        )  # the room behind the player: the talk around the table, or the hiss
+        # the room behind the player: the talk around the table, or the hiss
+        background = Background(self.sustain_windows)
 
         def as_at_pause() -> Utterance:
             """The utterance as it stands, keeping PAUSE_MS of its silence: the audio heard from the pause on."""
