@@ -372,3 +372,32 @@ def test_the_open_way_acts_on_a_card_the_words_do_not_name_only_from_its_calibra
     assert isinstance(taken.understood, HeardGuess) and taken.understood.card == "PIANO"
     assert not taken.form.talk
     assert (taken.verdict, taken.understood.action) == (verdict, action)
+
+
+@pytest.mark.parametrize(
+    ("said", "verdict"),
+    [
+        ("Pee ah new", Attention.HINT),  # sure and short: the open way would act on it, so the name is asked for
+        ("I think its pee ah new", Attention.IGNORE),  # the open way would ask it back: likely talk, left alone
+    ],
+)
+def test_the_addressed_way_hints_only_at_a_card_the_open_way_would_act_on(said: str, verdict: Attention) -> None:
+    """Without the host's name, a sure move gets the hint ("say «host» first"); a card only the scores found in
+    garbled words that the open way would ask back is far more often talk, and gets silence (pt-PT talk over
+    babble, "eu ia dizer o cometa mas" heard "e a desemproposidade nas", got the hint)."""
+    from dataclasses import replace
+
+    from voicehost.decision import FEATURES
+    from voicehost.decision.calibration import Logistic, use
+
+    sure = Logistic(4.6, (0.0,) * len(FEATURES), act=0.9, ask=0.7)  # every card at 0.99
+    phrases = ("WALRUS", "PIANO", "OCEAN", "CHERRY", "pass")
+    logits = (-9.0, -0.1, -9.0, -9.0, -9.0)
+    closed = ClosedSet(phrases, logits, logits, (0.0, 1.0, 0.0, 0.0, 0.0))
+    use(replace(calibration(), by_lang={"en": sure}, unworded_act=0.98, unworded_words=3))
+    try:
+        taken = take_up(Heard(said, 0.2, closed=closed, transcript_logprob=-1.0), moment(True, ListenMode.ADDRESSED))
+    finally:
+        use(None)
+    assert isinstance(taken.understood, HeardGuess) and taken.understood.card == "PIANO"
+    assert taken.verdict is verdict

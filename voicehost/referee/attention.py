@@ -83,9 +83,12 @@ def attend(
         if move_shaped and listening is ListenMode.OPEN:
             return Attention.SORRY
         return Attention.IGNORE  # not understood, and nothing like a move: nobody is waiting for an answer
+    unworded_unsure = isinstance(understood, HeardGuess) and not worded and not sure_unworded
     if listening is ListenMode.ADDRESSED:
-        return _hint_if_sure(understood)
-    if isinstance(understood, HeardGuess) and not worded and not sure_unworded:
+        # the hint is for a move the open way would act on: a card only the scores found in garbled words
+        # ("e a desemproposidade nas", talk over babble, scored COMETA) is far more often talk
+        return Attention.IGNORE if unworded_unsure else _hint_if_sure(understood)
+    if unworded_unsure:
         return Attention.ASK_BACK  # open: a card only the scores found may be talk heard badly; ask back
     return Attention.TAKE
 
