@@ -23,12 +23,12 @@ def whisper() -> object:
 
 @pytest.mark.parametrize(
     ("voice", "lang", "card"),
-    [("pt-br", "pt-BR", "MACARRÃO"), ("pt", "pt-PT", "COLHER"), ("it", "it", "COLTELLO"), ("en-us", "en", "SHERIFF")],
+    [("pt-br", "pt-BR", "MACARRÃO"), ("pt", "pt-PT", "COLHER"), ("it", "it", "RAZZO"), ("en-us", "en", "SHERIFF")],
 )
 def test_the_open_way_acts_on_a_card_whisper_garbles_when_the_scores_are_sure(
     whisper: object, voice: str, lang: str, card: str
 ) -> None:
-    """espeak-ng's "macarrão" is written "Macafel", "colher" "Cunhê", "coltello" "c'è un luogo", "sheriff"
+    """espeak-ng's "macarrão" is written "Macafel", "colher" "Cunhê", "razzo" "Pagano", "sheriff"
     "Carrot": no word names a card, and the scores put the card said first, sure. The open way used to ask
     each back ("MACARRÃO?"); from the calibrated point for cards found only by the scores (`unworded_act`,
     in a few words) it acts at once."""
