@@ -19,7 +19,6 @@ from voicehost.decision.cards import card_verdict
 from voicehost.decision.clues import clue_verdict
 from voicehost.decision.endings import ending_verdict
 from voicehost.decision.stops import is_stop
-from voicehost.decision.undo import undo_near
 from voicehost.ears.heard import ClosedSet, Heard
 from voicehost.understanding import (
     Action,
@@ -99,10 +98,7 @@ def decide(heard: Heard, reading: Reading, model: Calibration | None = None) -> 
         if check is not None:
             return check
     if heard.numbers is not None:
-        clue = clue_verdict(heard, reading, model)
-        if isinstance(clue, HeardClue | HeardCommand):
-            return clue
-        return undo_near(heard, reading, model or calibration()) or clue  # "desfaz" heard "deste faço"
+        return clue_verdict(heard, reading, model)
     if moment.guessing and isinstance(said, HeardClue):
         said = pass_shaped_as_clue(said, moment) or said
     if isinstance(said, HeardCommand):

@@ -182,8 +182,6 @@ class WhisperRecognizer:
                 heard = self._closed_set(scoring, frames, sot, transcript, heard, moment)
             elif moment.awaited is Awaited.CLUE and not moment.asked:
                 heard = self._clue_numbers(scoring, sot, transcript, heard, moment.lang)
-                if moment.undoable:
-                    heard = self._undo(scoring, sot, transcript, heard, moment)
             if readings is not None:
                 gain, replaced = self._name_gain(scoring, readings)
                 heard = replace(heard, name_gain=gain, name_words=replaced)
@@ -391,37 +389,6 @@ class WhisperRecognizer:
         phrases = phrases_scored(moment)
         if not phrases or not transcript.tokens:
             return heard
-        # "sai" against a long garbled transcript: compared per token, not in total
-        scores = self._phrase_scores(scoring, sot, transcript, phrases, moment, per_token=not moment.over_host)
-        order = sorted(range(len(phrases)), key=lambda i: -scores[i])
-        logprobs = tuple(scores[i] for i in order)
-        commands = ClosedSet(tuple(phrases[i] for i in order), logprobs, logprobs, (1.0,) * len(order))
-        return replace(heard, commands=commands, transcript_logprob=scores[-1])
-
-    def _undo(self, scoring: Scoring, sot: list[int], transcript: Transcript, heard: Heard, moment: Moment) -> Heard:
-        """While a clue is awaited after a move "undo" takes back (a card revealed wrongly ends the turn, and
-        the next clue is awaited at once), every way of saying "undo" is scored as a transcript, per token,
-        after the host's name too: MBROLA pt1's "apresentador, desfaz" comes out "apresentador deste faço.",
-        which no reading of the words takes for an undo (`voicehost.decision.undo`)."""
-        phrases = tuple(phrase for phrase in command_phrases(moment.lang, Command.UNDO) if phrase.strip())
-        if not phrases or not transcript.tokens:
-            return heard
-        scores = self._phrase_scores(scoring, sot, transcript, phrases, moment, per_token=True)
-        best = max(range(len(phrases)), key=scores.__getitem__)
-        return replace(heard, undo=(phrases[best], scores[-1] - scores[best]))
-
-    def _phrase_scores(
-        self,
-        scoring: Scoring,
-        sot: list[int],
-        transcript: Transcript,
-        phrases: tuple[str, ...],
-        moment: Moment,
-        *,
-        per_token: bool,
-    ) -> list[float]:
-        """Each phrase's score as a transcript of the utterance, at the best of its leads (nothing, or the host's
-        name as said), then the free transcript's own score; per token when `per_token`."""
         leads: list[list[int]] = [[]]
         if not moment.over_host:
             leads += [self._name_tokens(name) for name in moment.names]
@@ -429,9 +396,13 @@ class WhisperRecognizer:
         pairs = [(sot, [*lead, *self._card_tokens(phrase, capital=not lead)]) for phrase in phrases for lead in leads]
         pairs.append((sot, [*transcript.tokens, self._eot]))
         scores = scoring.score(pairs)
-        if per_token:
+        if not moment.over_host:  # "sai" against a long garbled transcript: compared per token, not in total
             scores = [score / len(tokens) for score, (_, tokens) in zip(scores, pairs, strict=True)]
-        return [max(scores[i * len(leads) : (i + 1) * len(leads)]) for i in range(len(phrases))] + [scores[-1]]
+        scores = [max(scores[i * len(leads) : (i + 1) * len(leads)]) for i in range(len(phrases))] + [scores[-1]]
+        order = sorted(range(len(phrases)), key=lambda i: -scores[i])
+        logprobs = tuple(scores[i] for i in order)
+        commands = ClosedSet(tuple(phrases[i] for i in order), logprobs, logprobs, (1.0,) * len(order))
+        return replace(heard, commands=commands, transcript_logprob=scores[-1])
 
     def _spoken_name(self, tokens: list[int], moment: Moment) -> list[list[int]]:
         """The transcript's first words when they are the host's name ("apresentador,"), as a lead; else none."""
