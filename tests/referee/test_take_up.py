@@ -12,7 +12,7 @@ from engine.lang import Lang
 from voicehost.decision import calibration
 from voicehost.ears.heard import ClosedSet, Heard
 from voicehost.referee.attention import Attention
-from voicehost.referee.take_up import heard_afresh, take_up
+from voicehost.referee.take_up import TakenUp, heard_afresh, take_up
 from voicehost.understanding import Action, HeardCommand, HeardGuess
 from voicehost.understanding.moment import Awaited, ListenMode, Moment
 from voicehost.understanding.results import Command, HeardClueCheck
@@ -341,6 +341,25 @@ def test_the_host_reads_no_vocabulary_file_per_utterance(monkeypatch: pytest.Mon
     assert reads == []
 
 
+def _piano_scored_sure(said: str, at: Moment, unworded_act: float | None) -> TakenUp:
+    """`said` taken up at `at` where the scores alone find PIANO at 0.99, under a calibration whose point for a
+    card the words do not name is `unworded_act` (within 3 words)."""
+    from dataclasses import replace
+
+    from voicehost.decision import FEATURES
+    from voicehost.decision.calibration import Logistic, use
+
+    sure = Logistic(4.6, (0.0,) * len(FEATURES), act=0.9, ask=0.7)  # every card at 0.99
+    phrases = ("WALRUS", "PIANO", "OCEAN", "CHERRY", "pass")
+    logits = (-9.0, -0.1, -9.0, -9.0, -9.0)
+    closed = ClosedSet(phrases, logits, logits, (0.0, 1.0, 0.0, 0.0, 0.0))
+    use(replace(calibration(), by_lang={"en": sure}, unworded_act=unworded_act, unworded_words=3))
+    try:
+        return take_up(Heard(said, 0.2, closed=closed, transcript_logprob=-1.0), at)
+    finally:
+        use(None)
+
+
 @pytest.mark.parametrize(
     ("said", "unworded_act", "verdict", "action"),
     [
@@ -355,20 +374,7 @@ def test_the_open_way_acts_on_a_card_the_words_do_not_name_only_from_its_calibra
 ) -> None:
     """ "piano" written "Pee ah new": the scores alone find PIANO (probability 0.99). The open way acts on it at
     once only from `unworded_act` and within `unworded_words` words (3 here); else it asks back ("PIANO?")."""
-    from dataclasses import replace
-
-    from voicehost.decision import FEATURES
-    from voicehost.decision.calibration import Logistic, use
-
-    sure = Logistic(4.6, (0.0,) * len(FEATURES), act=0.9, ask=0.7)  # every card at 0.99
-    phrases = ("WALRUS", "PIANO", "OCEAN", "CHERRY", "pass")
-    logits = (-9.0, -0.1, -9.0, -9.0, -9.0)
-    closed = ClosedSet(phrases, logits, logits, (0.0, 1.0, 0.0, 0.0, 0.0))
-    use(replace(calibration(), by_lang={"en": sure}, unworded_act=unworded_act, unworded_words=3))
-    try:
-        taken = take_up(Heard(said, 0.2, closed=closed, transcript_logprob=-1.0), moment(True))
-    finally:
-        use(None)
+    taken = _piano_scored_sure(said, moment(True), unworded_act)
     assert isinstance(taken.understood, HeardGuess) and taken.understood.card == "PIANO"
     assert not taken.form.talk
     assert (taken.verdict, taken.understood.action) == (verdict, action)
@@ -385,19 +391,6 @@ def test_the_addressed_way_hints_only_at_a_card_the_open_way_would_act_on(said: 
     """Without the host's name, a sure move gets the hint ("say «host» first"); a card only the scores found in
     garbled words that the open way would ask back is far more often talk, and gets silence (pt-PT talk over
     babble, "eu ia dizer o cometa mas" heard "e a desemproposidade nas", got the hint)."""
-    from dataclasses import replace
-
-    from voicehost.decision import FEATURES
-    from voicehost.decision.calibration import Logistic, use
-
-    sure = Logistic(4.6, (0.0,) * len(FEATURES), act=0.9, ask=0.7)  # every card at 0.99
-    phrases = ("WALRUS", "PIANO", "OCEAN", "CHERRY", "pass")
-    logits = (-9.0, -0.1, -9.0, -9.0, -9.0)
-    closed = ClosedSet(phrases, logits, logits, (0.0, 1.0, 0.0, 0.0, 0.0))
-    use(replace(calibration(), by_lang={"en": sure}, unworded_act=0.98, unworded_words=3))
-    try:
-        taken = take_up(Heard(said, 0.2, closed=closed, transcript_logprob=-1.0), moment(True, ListenMode.ADDRESSED))
-    finally:
-        use(None)
+    taken = _piano_scored_sure(said, moment(True, ListenMode.ADDRESSED), unworded_act=0.98)
     assert isinstance(taken.understood, HeardGuess) and taken.understood.card == "PIANO"
     assert taken.verdict is verdict
