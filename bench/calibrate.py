@@ -34,6 +34,7 @@ import numpy as np
 
 from bench import ROOT
 from bench.calibrate_moves import MovePoints, move_points
+from bench.calibrate_undo import collect_undos, undo_point, undo_summary
 from bench.calibrate_unworded import collect_unworded, unworded_point, unworded_summary
 from bench.corpus import Condition, Utterance, audio_of, boards, corpus, default_cache, voices_of
 from bench.hearings import Hearings
@@ -98,6 +99,7 @@ def _code_version() -> str:
         *sorted(str(path.relative_to(ROOT)) for path in (ROOT / "voicehost" / "decision").glob("*.py")),
         *sorted(str(path.relative_to(ROOT)) for path in (ROOT / "voicehost" / "vocab").glob("*.toml")),
         "bench/calibrate_moves.py",
+        "bench/calibrate_undo.py",
         "bench/calibrate_unworded.py",
         "voicehost/referee/take_up.py",
         "voicehost/referee/attention.py",
@@ -486,6 +488,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--places-only", action="store_true", help="refit only the place model (places said and names), keep the rest"
     )
+    parser.add_argument(
+        "--undo-only",
+        action="store_true",
+        help='refit only the point from which a garbled "undo" is taken while a clue is awaited, keep the rest',
+    )
     parser.add_argument("--quick", action="store_true", help="a few utterances (a smoke test)")
     parser.add_argument("--cache", type=Path, default=default_cache())
     parser.add_argument("--write", action="store_true", help=f"write the fitted calibration to {TARGET}")
@@ -507,6 +514,8 @@ def main(argv: list[str] | None = None) -> int:
         return _write_names(calibration(), recognizer, utterances, conditions, options)
     if options.unworded_only:
         return _write_unworded(calibration(), recognizer, utterances, conditions, options.cache, options.write, command)
+    if options.undo_only:
+        return _write_undo(calibration(), recognizer, utterances, conditions, options.cache, options.write, command)
     if options.places_only:
         placed, summary = _places(recognizer, langs, utterances, conditions, options)
         shipped = calibration()
@@ -635,6 +644,25 @@ def _write_unworded(
     print(f"[calibrate] {summary}", file=sys.stderr)
     fitted = {**shipped.fitted, "unworded": summary, "unworded_command": command}
     return _publish(replace(shipped, unworded_act=chosen.act, unworded_words=chosen.words, fitted=fitted), write)
+
+
+def _write_undo(
+    shipped: Calibration,
+    recognizer: Any,
+    utterances: Sequence[Utterance],
+    conditions: Sequence[Condition],
+    cache: Path,
+    write: bool,
+    command: str,
+) -> int:
+    """The shipped calibration with the point for a garbled "undo" while a clue is awaited refitted
+    (`--undo-only`)."""
+    samples = collect_undos(recognizer, utterances, conditions, cache, measured)
+    chosen = undo_point(samples, shipped.undo_gap)
+    summary = undo_summary(samples, chosen)
+    print(f"[calibrate] {summary}", file=sys.stderr)
+    fitted = {**shipped.fitted, "undo": summary, "undo_command": command}
+    return _publish(replace(shipped, undo_gap=chosen, fitted=fitted), write)
 
 
 def _write_moves(shipped: Calibration, moves: MovePoints, write: bool, command: str) -> int:

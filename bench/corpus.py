@@ -120,6 +120,14 @@ ENDINGS: Final[dict[Lang, tuple[tuple[Command, str], ...]]] = {
 }  # fmt: skip
 """What a table says once a game is over (`ending_corpus`; kept out of `corpus`, whose kinds the recognition
 bench reports)."""
+UNDOS: Final[dict[Lang, tuple[tuple[Command, str], ...]]] = {
+    Lang.PT_BR: ((Command.UNDO, "desfaz"), (Command.UNDO, "desfazer"), (Command.UNDO, "volta atrás")),
+    Lang.PT_PT: ((Command.UNDO, "desfaz"), (Command.UNDO, "desfaz lá"), (Command.UNDO, "volta atrás")),
+    Lang.IT: ((Command.UNDO, "annulla"), (Command.UNDO, "annulla l'ultima"), (Command.UNDO, "torna indietro")),
+    Lang.EN: ((Command.UNDO, "undo"), (Command.UNDO, "undo that"), (Command.UNDO, "take that back")),
+}
+"""What a table says to take back a move nobody meant (`undo_corpus`), at COMMAND_TEMPI too: a wrong reveal often
+ends the turn, and the undo then comes while the next clue is awaited."""
 TALK_PER_VOICE: Final = 16
 """Lines of table talk each voice says (of the 62 per language in tests/data/table_talk)."""
 QUICK: Final = {"card": 3, "lead-in": 2, "clue": 2, "command": 1, "yes/no": 1, "talk": 2}
@@ -232,6 +240,11 @@ that the answers heard only by the scores number some hundreds and one wrong ans
 alone (at two speeds, 95 were scored first, and one Italian "no" heard "Sino" lifted the point to 0.86)."""
 COMMAND_TEMPI: Final = (0.8, 1.25)
 """The speeds the commands are said at besides each voice's own (in `corpus`)."""
+
+
+def undo_corpus(lang: Lang, voices: Sequence[TestVoice]) -> list[Utterance]:
+    """ "Undo" as `voices` say it at their own speed and at COMMAND_TEMPI (kind "undo")."""
+    return _paced(lang, voices, "undo", UNDOS[lang], (1.0, *COMMAND_TEMPI))
 
 
 def answer_corpus(lang: Lang, voices: Sequence[TestVoice]) -> list[Utterance]:

@@ -91,6 +91,8 @@ class Calibration:
     pass_ask_share: float | None = None  # ...and asked back ("pass?") from this one; None: from `pass_share`
     answer_by_lang: Mapping[str, float] = field(default_factory=dict)  # a language's own `answer_share`, where
     # its tuning data held enough answers heard only by the scores: "sim", "sì" and "yes" are garbled apart
+    undo_gap: float | None = None  # while the next clue is awaited, a short line an "undo" phrase explains within
+    # this many nats a token of the transcript is taken for undo, which asks first; None: from its words only
 
     def guess_model(self, lang: Lang) -> Logistic:
         """The model that weighs a card named by its name in `lang`: the language's own where the tuning data
@@ -131,6 +133,7 @@ class Calibration:
             pass_alone_share=_optional_float(data["commands"].get("pass_alone_share")),
             pass_ask_share=_optional_float(data["commands"].get("pass_ask_share")),
             answer_by_lang={lang: float(share) for lang, share in data["commands"].get("answer_by_lang", {}).items()},
+            undo_gap=_optional_float(data["commands"].get("undo_gap")),
             by_lang={
                 lang: Logistic.from_dict(model, f"the {lang} guess calibration")
                 for lang, model in data.get("guess_by_lang", {}).items()
@@ -149,6 +152,7 @@ class Calibration:
                 "read_only_share": self.read_only_share,
                 "pass_alone_share": self.pass_alone_share,
                 "pass_ask_share": self.pass_ask_share,
+                "undo_gap": self.undo_gap,
                 **({"answer_by_lang": dict(self.answer_by_lang)} if self.answer_by_lang else {}),
             },
             "name": {"gain": self.name_gain, "ask": self.name_ask, "slip": self.name_slip},

@@ -19,6 +19,7 @@ from voicehost.decision.cards import card_verdict
 from voicehost.decision.clues import clue_verdict
 from voicehost.decision.endings import ending_verdict
 from voicehost.decision.stops import is_stop
+from voicehost.decision.undo import undo_near
 from voicehost.ears.heard import ClosedSet, Heard
 from voicehost.understanding import (
     Action,
@@ -98,7 +99,10 @@ def decide(heard: Heard, reading: Reading, model: Calibration | None = None) -> 
         if check is not None:
             return check
     if heard.numbers is not None:
-        return clue_verdict(heard, reading, model)
+        clue = clue_verdict(heard, reading, model)
+        if not isinstance(clue, NotUnderstood):  # a clue, a command, a clue's word waiting for its number
+            return clue
+        return undo_near(heard, reading, model or calibration()) or clue  # "desfaz" heard "deste faço"
     if moment.guessing and isinstance(said, HeardClue):
         said = pass_shaped_as_clue(said, moment) or said
     if isinstance(said, HeardCommand):

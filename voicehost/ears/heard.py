@@ -80,6 +80,8 @@ class Heard:
     numbers: ClueNumbers | None = None  # a clue's number scored after its word (Whisper, while a clue is awaited)
     commands: ClosedSet | None = None  # command phrases scored as transcripts, best first (Whisper; `phrases_scored`);
     # once the game is over, these and `transcript_logprob` are per token
+    undo: tuple[str, float] | None = None  # while a clue is awaited after a move "undo" takes back: its phrase scored
+    # first, and how many nats a token it explains the audio worse than the free transcript (Whisper)
 
 
 class Recognizer(Protocol):

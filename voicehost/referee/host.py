@@ -188,6 +188,7 @@ class Host:
                 and last.type is EventType.CLUE
                 and not asked
                 and not self._heard_since_clue,
+                undoable=last is not None,
                 sides=not game.TEAMS,
                 nothing_to_pause=not self.timer.has_sand and game.passes_now,
             )

@@ -56,6 +56,7 @@ class Moment:
     host_names: tuple[str, ...] = ()  # every name the host answers to, the one it tells players first
     over_host: bool = False  # the host is talking: only a player's "stop" counts, the rest is its echo
     correctable: bool = False  # a clue was just given and nobody has guessed: its spymaster may correct it
+    undoable: bool = False  # something was done that "undo" takes back: while a clue is awaited its phrases are scored
     nothing_to_pause: bool = False  # no sand runs and the guessers may pass: "pause" is the pass it sounds like
     sides: bool = False  # Duet: the players are A and B, and say so ("A: touro, dois")
     spoken_phrases: tuple[str, ...] | None = None  # `phrases` for a speech model of another language (tests)

@@ -37,13 +37,23 @@ from rapidfuzz.distance import Levenshtein
 
 from engine.lang import Lang
 from voicehost.audio.samples import SAMPLE_RATE, Audio
+from voicehost.decision.undo import MAX_UNDO_WORDS
 from voicehost.ears.conditions import snr_db
 from voicehost.ears.examples import Example, ExampleBank, by_example, example_voices, speech_span
 from voicehost.ears.heard import ClosedSet, ClueNumbers, Heard
 from voicehost.ears.recognizers.heap import one_heap, return_freed_memory
 from voicehost.ears.recognizers.whisper_tree import DecoderFormatError, Memory, Scoring, TreeScorer, one_blas_thread
 from voicehost.speech_models import ModelError, reinstall_advice
-from voicehost.understanding import Action, Command, HeardGuess, command_phrases, normalize, spoken_numbers, vocabulary
+from voicehost.understanding import (
+    Action,
+    Command,
+    HeardClue,
+    HeardGuess,
+    command_phrases,
+    normalize,
+    spoken_numbers,
+    vocabulary,
+)
 from voicehost.understanding.moment import Awaited, Moment
 from voicehost.understanding.positions import garbled_place_ways, places_to_score
 from voicehost.understanding.reading import Reading
@@ -81,6 +91,16 @@ NUMERICS: Final = {"CT2_USE_MKL": "0"}
 from run to run with memory alignment (CTranslate2 issue 693); oneDNN, its backend on every other
 x86 processor, gives the same bits on every run. Set before CTranslate2 is imported, unless the
 environment chose."""
+
+
+def _may_be_undo(text: str, moment: Moment) -> bool:
+    """Whether a line heard while a clue is awaited may be an undo its words do not read, worth scoring every
+    way of saying undo (some 70 ms on 2 cores): short enough for the decision to weigh (`voicehost.decision.undo`),
+    and no clue its words read at once ("Música 2." is the clue whatever an undo scores)."""
+    reading = Reading(text, moment)
+    if not 0 < len(reading.text.split()) <= MAX_UNDO_WORDS:
+        return False
+    return not (isinstance(reading.said, HeardClue) and reading.said.action is Action.ACCEPT)
 
 
 class WhisperRecognizer:
@@ -182,6 +202,8 @@ class WhisperRecognizer:
                 heard = self._closed_set(scoring, frames, sot, transcript, heard, moment)
             elif moment.awaited is Awaited.CLUE and not moment.asked:
                 heard = self._clue_numbers(scoring, sot, transcript, heard, moment.lang)
+                if moment.undoable and _may_be_undo(text, moment):
+                    heard = self._undo(scoring, sot, transcript, heard, moment)
             if readings is not None:
                 gain, replaced = self._name_gain(scoring, readings)
                 heard = replace(heard, name_gain=gain, name_words=replaced)
@@ -389,6 +411,45 @@ class WhisperRecognizer:
         phrases = phrases_scored(moment)
         if not phrases or not transcript.tokens:
             return heard
+        # "sai" against a long garbled transcript: compared per token, not in total
+        scores = self._phrase_scores(scoring, sot, transcript, phrases, moment, per_token=not moment.over_host)
+        order = sorted(range(len(phrases)), key=lambda i: -scores[i])
+        logprobs = tuple(scores[i] for i in order)
+        commands = ClosedSet(tuple(phrases[i] for i in order), logprobs, logprobs, (1.0,) * len(order))
+        return replace(heard, commands=commands, transcript_logprob=scores[-1])
+
+    def _undo(self, scoring: Scoring, sot: list[int], transcript: Transcript, heard: Heard, moment: Moment) -> Heard:
+        """While a clue is awaited after a move "undo" takes back (a card revealed wrongly ends the turn, and
+        the next clue is awaited at once), every way of saying "undo" is scored as what was said after the
+        host's name (or without it): MBROLA pt1's "apresentador, desfaz" comes out "apresentador deste faço.",
+        which no reading of the words takes for an undo (`voicehost.decision.undo`). Both it and the free
+        transcript are weighed per token of what follows the name, never of the name itself: the name's
+        well-heard tokens would bring any short line after it near an undo ("Conduttore città")."""
+        phrases = tuple(phrase for phrase in command_phrases(moment.lang, Command.UNDO) if phrase.strip())
+        if not phrases or not transcript.tokens:
+            return heard
+        spoken = self._spoken_name(transcript.tokens, moment)
+        said = spoken[0] if spoken else []
+        leads: list[list[int]] = [[], *(self._name_tokens(name) for name in moment.names), *spoken]
+        pairs = [([*sot, *lead], self._card_tokens(phrase, capital=not lead)) for phrase in phrases for lead in leads]
+        pairs.append(([*sot, *said], [*transcript.tokens[len(said) :], self._eot]))
+        scores = [score / len(tokens) for score, (_, tokens) in zip(scoring.score(pairs), pairs, strict=True)]
+        each = [max(scores[i * len(leads) : (i + 1) * len(leads)]) for i in range(len(phrases))]
+        best = max(range(len(phrases)), key=each.__getitem__)
+        return replace(heard, undo=(phrases[best], scores[-1] - each[best]))
+
+    def _phrase_scores(
+        self,
+        scoring: Scoring,
+        sot: list[int],
+        transcript: Transcript,
+        phrases: tuple[str, ...],
+        moment: Moment,
+        *,
+        per_token: bool,
+    ) -> list[float]:
+        """Each phrase's score as a transcript of the utterance, at the best of its leads (nothing, or the host's
+        name as said), then the free transcript's own score; per token when `per_token`."""
         leads: list[list[int]] = [[]]
         if not moment.over_host:
             leads += [self._name_tokens(name) for name in moment.names]
@@ -396,13 +457,9 @@ class WhisperRecognizer:
         pairs = [(sot, [*lead, *self._card_tokens(phrase, capital=not lead)]) for phrase in phrases for lead in leads]
         pairs.append((sot, [*transcript.tokens, self._eot]))
         scores = scoring.score(pairs)
-        if not moment.over_host:  # "sai" against a long garbled transcript: compared per token, not in total
+        if per_token:
             scores = [score / len(tokens) for score, (_, tokens) in zip(scores, pairs, strict=True)]
-        scores = [max(scores[i * len(leads) : (i + 1) * len(leads)]) for i in range(len(phrases))] + [scores[-1]]
-        order = sorted(range(len(phrases)), key=lambda i: -scores[i])
-        logprobs = tuple(scores[i] for i in order)
-        commands = ClosedSet(tuple(phrases[i] for i in order), logprobs, logprobs, (1.0,) * len(order))
-        return replace(heard, commands=commands, transcript_logprob=scores[-1])
+        return [max(scores[i * len(leads) : (i + 1) * len(leads)]) for i in range(len(phrases))] + [scores[-1]]
 
     def _spoken_name(self, tokens: list[int], moment: Moment) -> list[list[int]]:
         """The transcript's first words when they are the host's name ("apresentador,"), as a lead; else none."""
