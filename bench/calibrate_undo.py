@@ -61,7 +61,7 @@ def collect_undos(
         heard = recognizer.recognize(audio_of(utterance, condition, cache), moment)
         reading = Reading(heard.text, moment, heard.confidence)
         plain = _is_undo(decide(heard, reading, strict))
-        reached = not plain and _is_undo(decide(heard, reading, lenient)) and heard.undo is not None
+        reached = not plain and _is_undo(decide(heard, reading, lenient))  # only the scores make it one
         gap = heard.undo[1] if reached and heard.undo is not None else None
         return UndoSample(utterance.uid, condition.name, gap, plain, utterance.command is Command.UNDO)
 

@@ -411,8 +411,13 @@ class WhisperRecognizer:
         phrases = phrases_scored(moment)
         if not phrases or not transcript.tokens:
             return heard
-        # "sai" against a long garbled transcript: compared per token, not in total
-        scores = self._phrase_scores(scoring, sot, transcript, phrases, moment, per_token=not moment.over_host)
+        leads = [[]] if moment.over_host else self._leads(moment, self._spoken_name(transcript.tokens, moment))
+        pairs = [(sot, [*lead, *self._card_tokens(phrase, capital=not lead)]) for phrase in phrases for lead in leads]
+        pairs.append((sot, [*transcript.tokens, self._eot]))
+        scores = scoring.score(pairs)
+        if not moment.over_host:  # "sai" against a long garbled transcript: compared per token, not in total
+            scores = [score / len(tokens) for score, (_, tokens) in zip(scores, pairs, strict=True)]
+        scores = [max(scores[i * len(leads) : (i + 1) * len(leads)]) for i in range(len(phrases))] + [scores[-1]]
         order = sorted(range(len(phrases)), key=lambda i: -scores[i])
         logprobs = tuple(scores[i] for i in order)
         commands = ClosedSet(tuple(phrases[i] for i in order), logprobs, logprobs, (1.0,) * len(order))
@@ -429,8 +434,8 @@ class WhisperRecognizer:
         if not phrases or not transcript.tokens:
             return heard
         spoken = self._spoken_name(transcript.tokens, moment)
-        said = spoken[0] if spoken else []
-        leads: list[list[int]] = [[], *(self._name_tokens(name) for name in moment.names), *spoken]
+        leads = self._leads(moment, spoken)
+        said = spoken[0] if spoken else []  # the name as the transcript writes it: the free transcript's lead
         pairs = [([*sot, *lead], self._card_tokens(phrase, capital=not lead)) for phrase in phrases for lead in leads]
         pairs.append(([*sot, *said], [*transcript.tokens[len(said) :], self._eot]))
         scores = [score / len(tokens) for score, (_, tokens) in zip(scoring.score(pairs), pairs, strict=True)]
@@ -438,28 +443,10 @@ class WhisperRecognizer:
         best = max(range(len(phrases)), key=each.__getitem__)
         return replace(heard, undo=(phrases[best], scores[-1] - each[best]))
 
-    def _phrase_scores(
-        self,
-        scoring: Scoring,
-        sot: list[int],
-        transcript: Transcript,
-        phrases: tuple[str, ...],
-        moment: Moment,
-        *,
-        per_token: bool,
-    ) -> list[float]:
-        """Each phrase's score as a transcript of the utterance, at the best of its leads (nothing, or the host's
-        name as said), then the free transcript's own score; per token when `per_token`."""
-        leads: list[list[int]] = [[]]
-        if not moment.over_host:
-            leads += [self._name_tokens(name) for name in moment.names]
-            leads += self._spoken_name(transcript.tokens, moment)
-        pairs = [(sot, [*lead, *self._card_tokens(phrase, capital=not lead)]) for phrase in phrases for lead in leads]
-        pairs.append((sot, [*transcript.tokens, self._eot]))
-        scores = scoring.score(pairs)
-        if per_token:
-            scores = [score / len(tokens) for score, (_, tokens) in zip(scores, pairs, strict=True)]
-        return [max(scores[i * len(leads) : (i + 1) * len(leads)]) for i in range(len(phrases))] + [scores[-1]]
+    def _leads(self, moment: Moment, spoken: list[list[int]]) -> list[list[int]]:
+        """What a command phrase is scored after: nothing, the host's name as the host knows it, and the name as
+        the transcript writes it (`spoken`, from `_spoken_name`)."""
+        return [[], *(self._name_tokens(name) for name in moment.names), *spoken]
 
     def _spoken_name(self, tokens: list[int], moment: Moment) -> list[list[int]]:
         """The transcript's first words when they are the host's name ("apresentador,"), as a lead; else none."""
