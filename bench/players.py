@@ -105,6 +105,7 @@ class Kind(StrEnum):
 
 
 MOVES: Final = (Kind.CLUE, Kind.GUESS, Kind.PASS)
+UNDOABLE: Final = ("reveal", "clue", "pass")  # the wrong events an undo takes back (a penalty is not a move)
 """The moves of the game, whose cost the bench reports (a quit and repairs are counted apart)."""
 
 
@@ -471,7 +472,11 @@ class Table:
             follows = before is not None and before.type in (EventType.GUESS, EventType.SIDE_DONE)
             return None if follows and isinstance(self.game, DuetGame) else False  # Duet: greens all found
         if kind is EventType.UNDO:
-            return move.kind in (Kind.UNDO, Kind.CORRECT)  # a correction takes the wrong clue back, then gives it
+            if move.kind in (Kind.UNDO, Kind.CORRECT):  # a correction takes the wrong clue back, then gives it
+                return True
+            # the table's own "yes" to "undo CEREJA?" while on another move: it wanted that card back
+            wanted = any(wrong.seq == event["undoes"] and wrong.kind in UNDOABLE for wrong in self.tally.wrong)
+            return None if wanted and event["undoes"] not in self._corrected else False
         if kind in (EventType.COVER, EventType.GAME_STARTED):
             return False
         return None
@@ -534,10 +539,9 @@ class Table:
         if asked is Asked.COMMAND:
             return move.seat, yes if self._is_command(move, question.fields.get("what", "")) else no
         if asked is Asked.UNDO:  # "Undo the last guess, CEREJA?", "Undo the clue fruit, 2?", "Undo the pass?"
-            named = question.fields.get("card") or question.fields.get("word")
-            right = move.kind is Kind.UNDO and question.key == self._undo_key(move)
-            if right and named:
-                right = _folded(named) == _folded(self._undone_name(move))
+            named = str(question.fields.get("card") or question.fields.get("word") or "")
+            wanted = [move.repairs] if move.kind is Kind.UNDO else self._unrepaired()
+            right = any(self._names(question.key, named, seq) for seq in wanted if seq is not None)
             return move.seat, yes if right else no
         if asked is Asked.QUIT:
             return move.seat, yes if move.kind is Kind.QUIT else no
@@ -591,25 +595,26 @@ class Table:
 
     def _repaired(self, move: Move) -> bool:
         assert move.repairs is not None
-        return move.repairs in self._corrected or _taken_back(self.game.events, move.repairs)
+        return self._repaired_seq(move.repairs)
 
-    def _undone(self, move: Move) -> Event | None:
-        """The event an undo takes back."""
-        return None if move.repairs is None else self.game.events[move.repairs - 1]
+    def _repaired_seq(self, seq: int) -> bool:
+        return seq in self._corrected or _taken_back(self.game.events, seq)
 
-    def _undo_key(self, move: Move) -> str:
-        """The host's question before taking that event back: a guess's, a clue's or a pass's."""
-        event = self._undone(move)
-        if event is not None and event.type is EventType.CLUE:
-            return "undo.confirm_clue"
-        if event is not None and event.type is EventType.TURN_ENDED:
-            return "undo.confirm_pass"
-        return "undo.confirm"
+    def _unrepaired(self) -> list[int]:
+        """The wrong events still standing that an undo could take back: a table asked "undo CEREJA?"
+        while CEREJA stands revealed by mistake says yes, whatever move it is on (its "undo" was heard late)."""
+        return [
+            wrong.seq
+            for wrong in self.tally.wrong
+            if wrong.kind in UNDOABLE and not wrong.ended_game and not self._repaired_seq(wrong.seq)
+        ]
 
-    def _undone_name(self, move: Move) -> str:
-        """What the host names when it asks to undo: the card revealed, the clue's word ("" for a pass)."""
-        event = self._undone(move)
-        return "" if event is None else str(event.get("card", event.get("word", "")))
+    def _names(self, key: str, named: str, seq: int) -> bool:
+        """Whether the host's undo question (its prompt key and the card or word it names) is about event `seq`."""
+        event = self.game.events[seq - 1]
+        if key != _undo_key(event):
+            return False
+        return not named or _folded(named) == _folded(str(event.get("card", event.get("word", ""))))
 
     # ---- the plan -----------------------------------------------------------------------------------
 
@@ -707,6 +712,15 @@ class Table:
     def _turn(self) -> int:
         """Which turn this is: the clues given so far."""
         return len(self.game.state.clues)
+
+
+def _undo_key(event: Event) -> str:
+    """The host's question before taking `event` back: a guess's, a clue's or a pass's."""
+    if event.type is EventType.CLUE:
+        return "undo.confirm_clue"
+    if event.type is EventType.TURN_ENDED:
+        return "undo.confirm_pass"
+    return "undo.confirm"
 
 
 def _taken_back(events: Sequence[Event], seq: int) -> bool:

@@ -13,6 +13,7 @@ fast and exactly. The games by voice are tests/test_voice_games.py and `python -
 from __future__ import annotations
 
 import json
+import itertools
 import string
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -214,6 +215,35 @@ def test_a_card_revealed_that_nobody_meant_is_taken_back_by_voice() -> None:
     assert [(wrong.kind, wrong.happened, wrong.undone) for wrong in tally.wrong] == [("reveal", "guess DRUMMER", True)]
     assert tally.done[Kind.UNDO] == 1 and tally.ended and tally.quit
     assert "blue operatives: undo that" in table.transcript
+    assert wrong_card in host.game.visible_cards()
+
+
+def test_an_undo_heard_late_is_answered_yes_by_the_table_that_wanted_it() -> None:
+    """The operatives' "undo that" after a card nobody meant is never heard; the host hears an undo in the
+    next line instead (another player's clue) and asks "Undo the last guess, DRUMMER?": the table wanted
+    DRUMMER back, so it says yes whatever move it was on, and the game goes on from before the card."""
+    wrong_card = "DRUMMER"
+    late: list[str] = []
+
+    def typed(number: int, text: str) -> str | None:
+        if text == "reindeer" and not late:
+            late.append("misheard")
+            return wrong_card.lower()
+        if text == "undo that":
+            return None
+        if late == ["misheard"] and text not in ("yes", "no"):
+            late.append(text)
+            return "undo that"
+        return text
+
+    table, host = play("classic", "en", typed=typed)
+    tally = table.tally
+    assert len(late) == 2, late  # the line after the missed undos was heard as one
+    assert [(wrong.kind, wrong.happened, wrong.undone) for wrong in tally.wrong] == [("reveal", "guess DRUMMER", True)]
+    asked = Prompts.load(Lang.EN).text("undo.confirm", card=wrong_card)
+    answers = [after for line, after in itertools.pairwise(table.transcript) if line.endswith(asked)]
+    assert answers and all(answer.endswith(": yes") for answer in answers), answers
+    assert tally.ended and tally.quit
     assert wrong_card in host.game.visible_cards()
 
 
