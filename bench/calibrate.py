@@ -35,7 +35,13 @@ import numpy as np
 from bench import ROOT
 from bench.calibrate_moves import MovePoints, move_points
 from bench.calibrate_undo import collect_undos, undo_point, undo_summary
-from bench.calibrate_unworded import collect_unworded, unworded_point, unworded_summary
+from bench.calibrate_unworded import (
+    collect_unworded,
+    talk_ask_point,
+    talk_ask_summary,
+    unworded_point,
+    unworded_summary,
+)
 from bench.corpus import Condition, Utterance, audio_of, boards, corpus, default_cache, voices_of
 from bench.hearings import Hearings
 from bench.places import PLACE_KINDS, place_corpus
@@ -641,9 +647,19 @@ def _write_unworded(
     samples = collect_unworded(recognizer, utterances, conditions, cache, measured)
     chosen = unworded_point(samples, shipped.act)
     summary = unworded_summary(samples, chosen)
-    print(f"[calibrate] {summary}", file=sys.stderr)
-    fitted = {**shipped.fitted, "unworded": summary, "unworded_command": command}
-    return _publish(replace(shipped, unworded_act=chosen.act, unworded_words=chosen.words, fitted=fitted), write)
+    talk_ask = talk_ask_point(samples, shipped.ask)
+    talk_summary = talk_ask_summary(samples, talk_ask)
+    print(f"[calibrate] {summary}\n[calibrate] {talk_summary}", file=sys.stderr)
+    fitted = {**shipped.fitted, "unworded": summary, "talk_ask": talk_summary, "unworded_command": command}
+    refitted = replace(
+        shipped,
+        unworded_act=chosen.act,
+        unworded_words=chosen.words,
+        talk_ask=talk_ask.act,
+        talk_ask_words=talk_ask.words,
+        fitted=fitted,
+    )
+    return _publish(refitted, write)
 
 
 def _write_undo(

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,7 @@ class UnwordedSample:
     words: int = 0  # the transcript's
     right: bool = False  # the card meant (talk: never)
     talk: bool = False  # a line of table talk
+    shaped_as_talk: bool = False  # its words read as talk ("and generally I am the main problem." for "engineer")
 
 
 @dataclass(frozen=True)
@@ -64,12 +66,14 @@ def collect_unworded(
         moment = moment_for(utterance.lang, tuple(boards(utterance.lang)["test"].cards), 5, Awaited.GUESS)
         taken = take_up(store.heard(recognizer, utterance, condition, moment), moment)
         understood = taken.understood
-        if taken.form.talk or not isinstance(understood, HeardGuess) or not unworded_card(understood, taken.reading):
-            return UnwordedSample(utterance.uid, condition.name)
         talk = utterance.kind == "talk"
+        if not isinstance(understood, HeardGuess) or not unworded_card(understood, taken.reading):
+            return UnwordedSample(utterance.uid, condition.name, talk=talk)
         right = not talk and understood.card == utterance.card
         words = len(taken.reading.text.split())
-        return UnwordedSample(utterance.uid, condition.name, understood.confidence, words, right, talk)
+        return UnwordedSample(
+            utterance.uid, condition.name, understood.confidence, words, right, talk, shaped_as_talk=taken.form.talk
+        )
 
     todo = [
         (u, c) for c in conditions for u in utterances if u.board == "test" and u.kind in ("card", "lead-in", "talk")
@@ -78,14 +82,14 @@ def collect_unworded(
     shipped = calibration().to_dict()
     guess = {key: shipped[key] for key in ("guess", "guess_by_lang") if key in shipped}
     model = hashlib.sha256(json.dumps(guess, sort_keys=True).encode()).hexdigest()[:8]
-    return list(measured(f"unworded-lines-{model}", todo, measure, lambda row: UnwordedSample(**row), cache))
+    return list(measured(f"unworded-talk-lines-{model}", todo, measure, lambda row: UnwordedSample(**row), cache))
 
 
 def unworded_point(samples: Sequence[UnwordedSample], act: float) -> UnwordedPoint:
     """The probability (from the cards' `act` up) and the most words that act on the most right cards found
     only by the scores, wrong at most WRONG_RATE of the time, on no line of talk and on MIN_LINES_TAKEN lines at
     least; the highest probability and the fewest words of those that act on as many."""
-    found = [s for s in samples if s.probability is not None and s.probability >= act]
+    found = [s for s in samples if s.probability is not None and s.probability >= act and not s.shaped_as_talk]
     best: tuple[int, float, int] | None = None
     for words in sorted({s.words for s in found}):
         for floor in sorted({s.probability for s in found if s.probability is not None}, reverse=True):
@@ -99,8 +103,63 @@ def unworded_point(samples: Sequence[UnwordedSample], act: float) -> UnwordedPoi
     return UnwordedPoint(math.floor(best[1] * 1e6) / 1e6, best[2])  # rounded down: it still takes itself
 
 
+TALK_ASK_RATE: Final = 0.01
+"""At most this share of the table talk in any room is asked about a card (`talk_ask_point`): a table talks far
+more than it moves, and a question in the middle of its talk is the host butting in."""
+
+
+def talk_ask_point(samples: Sequence[UnwordedSample], ask: float) -> UnwordedPoint:
+    """The probability (from the cards' `ask` up) and the most words from which a line whose words read as talk
+    but whose scores alone found a card is asked back: the pair that asks about the most right cards while,
+    in every room, at most TALK_ASK_RATE of the talk lines are asked and at least half the lines asked are
+    right (a wrong question costs the table a "no" more than the silence did); the highest probability and
+    the fewest words of those that ask as many. The probability alone cannot keep talk out (the corpus's
+    talk scores a card at 0.99 as often as a card does); its length can: talk runs to seven or eight words,
+    a card garbled over the others' talk to three or four."""
+    shaped = [s for s in samples if s.shaped_as_talk and s.probability is not None and s.probability >= ask]
+    talk_lines = Counter(s.condition for s in samples if s.talk)
+    best: tuple[int, float, int] | None = None
+    for words in sorted({s.words for s in shaped}):
+        for floor in sorted({s.probability for s in shaped if s.probability is not None}, reverse=True):
+            asked = [s for s in shaped if s.words <= words and s.probability is not None and s.probability >= floor]
+            right = sum(s.right for s in asked)
+            talk = Counter(s.condition for s in asked if s.talk)
+            quiet = all(talk[room] <= TALK_ASK_RATE * lines for room, lines in talk_lines.items())
+            if quiet and 2 * right >= len(asked) and right and (best is None or right > best[0]):
+                best = (right, floor, words)
+    if best is None:
+        return UnwordedPoint(None, 0)
+    return UnwordedPoint(math.floor(best[1] * 1e6) / 1e6, best[2])  # rounded down: it still asks itself
+
+
+def talk_ask_summary(samples: Sequence[UnwordedSample], point: UnwordedPoint) -> str:
+    shaped = [s for s in samples if s.shaped_as_talk and s.probability is not None]
+    head = (
+        f"lines whose words read as talk, a card found by the scores alone: {len(shaped)} "
+        f"({sum(s.right for s in shaped)} the card meant, {sum(s.talk for s in shaped)} table talk)"
+    )
+    if point.act is None:
+        return f"{head}; no point keeps talk asked under {TALK_ASK_RATE:.0%} in every room: let be"
+    per_room = []
+    for room in sorted({s.condition for s in samples}):
+        asked = [
+            s
+            for s in shaped
+            if s.condition == room
+            and s.probability is not None
+            and s.probability >= point.act
+            and s.words <= point.words
+        ]
+        talk = sum(1 for s in samples if s.condition == room and s.talk)
+        per_room.append(
+            f"{room} {sum(s.right for s in asked)} right, {sum(not s.right and not s.talk for s in asked)} "
+            f"another card, {sum(s.talk for s in asked)} of {talk} talk"
+        )
+    return f"{head}; asked back from {point.act:.4f} in at most {point.words} words: " + "; ".join(per_room)
+
+
 def unworded_summary(samples: Sequence[UnwordedSample], chosen: UnwordedPoint) -> str:
-    found = [s for s in samples if s.probability is not None]
+    found = [s for s in samples if s.probability is not None and not s.shaped_as_talk]
     head = (
         f"cards the words do not name (open way): {len(samples)} lines, {len(found)} found only by the scores "
         f"({sum(s.right for s in found)} right)"

@@ -5,7 +5,14 @@ from __future__ import annotations
 import math
 
 from bench.calibrate_moves import WRONG_RATE
-from bench.calibrate_unworded import MIN_LINES_TAKEN, UnwordedPoint, UnwordedSample, unworded_point
+from bench.calibrate_unworded import (
+    MIN_LINES_TAKEN,
+    TALK_ASK_RATE,
+    UnwordedPoint,
+    UnwordedSample,
+    talk_ask_point,
+    unworded_point,
+)
 
 
 def _said(i: int, probability: float, words: int, right: bool = True, talk: bool = False) -> UnwordedSample:
@@ -38,3 +45,28 @@ def test_no_point_below_the_cards_act_nor_on_too_few_lines() -> None:
     assert unworded_point(below, act=0.92) == UnwordedPoint(None, 0)
     few = [_said(i, 0.95, 1) for i in range(MIN_LINES_TAKEN - 1)]
     assert unworded_point(few, act=0.92) == UnwordedPoint(None, 0)
+
+
+def _shaped(
+    i: int, probability: float, words: int, right: bool = True, talk: bool = False, room: str = "clean"
+) -> UnwordedSample:
+    return UnwordedSample(f"t{i}", room, probability, words, right, talk, shaped_as_talk=True)
+
+
+def test_a_card_in_words_that_read_as_talk_is_asked_from_a_point_that_keeps_talk_out_of_every_room() -> None:
+    """Talk scores a card as surely as a card does (0.99); its length keeps it out (7 words against 3). 200 lines
+    of talk a room: at most TALK_ASK_RATE of them (2) asked in any room, and a noisy room's talk does not
+    raise the quiet room's point above what the quiet room allows."""
+    assert TALK_ASK_RATE * 200 == 2
+    talk = [
+        _shaped(1000 + i, 0.99, 7, right=False, talk=True, room=room) for i in range(200) for room in ("clean", "din")
+    ]
+    cards = [_shaped(i, 0.8 + 0.19 * i / 99, 3) for i in range(100)]
+    assert talk_ask_point([*talk, *cards], ask=0.7) == UnwordedPoint(0.8, 3)
+    short_talk = [_shaped(2000 + i, 0.85, 3, right=False, talk=True, room="din") for i in range(3)]  # 3 of 200 in din
+    chosen = talk_ask_point([*talk, *cards, *short_talk], ask=0.7)
+    assert chosen.act is not None and chosen.act > 0.85 and chosen.words == 3
+    wrong = [_shaped(3000 + i, 0.95, 2, right=False) for i in range(200)]  # most lines asked would be another card
+    assert talk_ask_point([*talk, *wrong], ask=0.7) == UnwordedPoint(None, 0)
+    assert talk_ask_point([*talk, *cards], ask=0.99).act is not None  # from the cards' ask up
+    assert talk_ask_point(talk, ask=0.7) == UnwordedPoint(None, 0)  # no card: no point

@@ -341,9 +341,10 @@ def test_the_host_reads_no_vocabulary_file_per_utterance(monkeypatch: pytest.Mon
     assert reads == []
 
 
-def _piano_scored_sure(said: str, at: Moment, unworded_act: float | None) -> TakenUp:
+def _piano_scored_sure(said: str, at: Moment, unworded_act: float | None, talk_ask: float | None = None) -> TakenUp:
     """`said` taken up at `at` where the scores alone find PIANO at 0.99, under a calibration whose point for a
-    card the words do not name is `unworded_act` (within 3 words)."""
+    card the words do not name is `unworded_act` (within 3 words), and for such a card in words that read as
+    talk `talk_ask` (within 4 words)."""
     from dataclasses import replace
 
     from voicehost.decision import FEATURES
@@ -353,7 +354,16 @@ def _piano_scored_sure(said: str, at: Moment, unworded_act: float | None) -> Tak
     phrases = ("WALRUS", "PIANO", "OCEAN", "CHERRY", "pass")
     logits = (-9.0, -0.1, -9.0, -9.0, -9.0)
     closed = ClosedSet(phrases, logits, logits, (0.0, 1.0, 0.0, 0.0, 0.0))
-    use(replace(calibration(), by_lang={"en": sure}, unworded_act=unworded_act, unworded_words=3))
+    use(
+        replace(
+            calibration(),
+            by_lang={"en": sure},
+            unworded_act=unworded_act,
+            unworded_words=3,
+            talk_ask=talk_ask,
+            talk_ask_words=4,
+        )
+    )
     try:
         return take_up(Heard(said, 0.2, closed=closed, transcript_logprob=-1.0), at)
     finally:
@@ -378,6 +388,32 @@ def test_the_open_way_acts_on_a_card_the_words_do_not_name_only_from_its_calibra
     assert isinstance(taken.understood, HeardGuess) and taken.understood.card == "PIANO"
     assert not taken.form.talk
     assert (taken.verdict, taken.understood.action) == (verdict, action)
+
+
+@pytest.mark.parametrize(
+    ("said", "talk_ask", "at", "verdict"),
+    [
+        ("Heart and chest.", None, moment(True), Attention.IGNORE),  # no point chosen: talk is let be
+        ("Heart and chest.", 0.98, moment(True), Attention.ASK_BACK),  # sure enough and short: "PIANO?"
+        ("Heart and chest.", 0.999, moment(True), Attention.IGNORE),  # not sure enough
+        ("and generally I am the main problem.", 0.98, moment(True), Attention.IGNORE),  # 7 words: talk's length
+        ("Heart and chest.", 0.98, moment(True, ListenMode.ADDRESSED), Attention.IGNORE),  # not said to the host
+        ("Heart and chest.", 0.98, moment(False), Attention.IGNORE),  # a clue is awaited: no card now
+    ],
+)
+def test_a_card_the_scores_find_in_words_that_read_as_talk_is_asked_back_from_its_own_point(
+    said: str, talk_ask: float | None, at: Moment, verdict: Attention
+) -> None:
+    """Over the others' talk Whisper writes their words for a player's card ("Heart and chest." for
+    "cottage"), and the line reads as talk; the scores still find the card. In the open way, while a team
+    guesses, it is asked back ("PIANO?", never acted on) from `talk_ask` and within `talk_ask_words` words;
+    otherwise, and in the addressed way, it is let be as talk."""
+    taken = _piano_scored_sure(said, at, unworded_act=0.98, talk_ask=talk_ask)
+    assert taken.form.talk
+    assert taken.verdict is verdict
+    if verdict is Attention.ASK_BACK:
+        assert isinstance(taken.understood, HeardGuess) and taken.understood.card == "PIANO"
+        assert taken.understood.action is Action.CONFIRM
 
 
 @pytest.mark.parametrize(

@@ -12,8 +12,8 @@ fast and exactly. The games by voice are tests/test_voice_games.py and `python -
 
 from __future__ import annotations
 
-import json
 import itertools
+import json
 import string
 from collections.abc import Callable, Iterator
 from pathlib import Path

@@ -77,6 +77,10 @@ class Calibration:
     unworded_act: float | None = None  # in the open way, a card found only by the scores (its words name none)
     # is acted on at once from this probability; None: always asked back (it may be talk heard badly)...
     unworded_words: int = 0  # ...when its transcript has at most this many words
+    talk_ask: float | None = None  # in the open way, a line whose words read as talk but whose scores alone put a
+    # card at this probability is asked back ("ENGINEER?"): in a din a card comes out as the others' talk;
+    # None: let be, as talk...
+    talk_ask_words: int = 0  # ...when its transcript has at most this many words (talk runs longer)
     by_lang: Mapping[str, Logistic] = field(default_factory=dict)  # a language's own guess model, where fitted
     ending_gap: float | None = None  # once the game is over, "new game" or "quit" taken within this many nats a
     # token of the transcript; None: from their words only
@@ -127,6 +131,8 @@ class Calibration:
             clue_gap=float(data.get("clues", {}).get("gap", 4.0)),
             unworded_act=_optional_float(data.get("unworded", {}).get("act")),
             unworded_words=int(data.get("unworded", {}).get("words", 0)),
+            talk_ask=_optional_float(data.get("unworded", {}).get("talk_ask")),
+            talk_ask_words=int(data.get("unworded", {}).get("talk_ask_words", 0)),
             ending_gap=_optional_float(data["commands"].get("ending_gap")),
             ending_sorry=_optional_float(data["commands"].get("ending_sorry")),
             read_only_share=_optional_float(data["commands"].get("read_only_share")),
@@ -159,7 +165,12 @@ class Calibration:
             **({"place": self.place.to_dict()} if self.place is not None else {}),
             "examples": {"weight": self.example_weight},
             "clues": {"number_sure": self.number_sure, "floor": self.clue_floor, "gap": self.clue_gap},
-            "unworded": {"act": self.unworded_act, "words": self.unworded_words},
+            "unworded": {
+                "act": self.unworded_act,
+                "words": self.unworded_words,
+                "talk_ask": self.talk_ask,
+                "talk_ask_words": self.talk_ask_words,
+            },
             **({"guess_by_lang": {k: v.to_dict() for k, v in self.by_lang.items()}} if self.by_lang else {}),
         }
 

@@ -129,6 +129,8 @@ def take_up(heard: Heard, moment: Moment) -> TakenUp:
     )
     if named is Attention.ASK_BACK and verdict is Attention.IGNORE and move_shaped:
         verdict = Attention.SORRY  # likely said to the host, and like a move: the player must know it was heard
+    if verdict is Attention.IGNORE and card_in_talk(form, understood, reading):
+        verdict = Attention.ASK_BACK  # "and generally I am the main problem." scored ENGINEER: "ENGINEER?"
     hedge = verdict is Attention.ASK_BACK or (named is Attention.ASK_BACK and verdict is Attention.TAKE)
     return TakenUp(heard, form, reading, hedged(understood) if hedge else understood, verdict, hedge, named)
 
@@ -279,6 +281,28 @@ def sure_unworded(understood: Understanding, reading: Reading) -> bool:
         and unworded_card(understood, reading)
         and understood.confidence >= model.unworded_act
         and len(reading.text.split()) <= model.unworded_words
+    )
+
+
+def card_in_talk(form: Form, understood: Understanding, reading: Reading) -> bool:
+    """Whether a line whose words read as talk is still asked back as the card its scores found: in the open
+    way while a team guesses, with nothing asked, a card the words do not name (`unworded_card`) as sure as
+    `Calibration.talk_ask`, in at most `talk_ask_words` words. Over the others' talk Whisper writes their
+    words for a player's card ("Heart and chest." for "cottage") while the scores still find it; the point
+    is chosen on the tuning voices' cards and table talk (`bench.calibrate_unworded.talk_ask_point`), so
+    that real talk is seldom asked about."""
+    moment = reading.moment
+    model = calibration()
+    return (
+        model.talk_ask is not None
+        and form.talk
+        and not form.addressed
+        and moment.listening is ListenMode.OPEN
+        and moment.guessing
+        and not moment.asked
+        and unworded_card(understood, reading)
+        and understood.confidence >= model.talk_ask
+        and len(reading.text.split()) <= model.talk_ask_words
     )
 
 
