@@ -60,6 +60,8 @@ def test_the_host_asks_before_taking_it_back() -> None:
         (heard("deste faço.", 1.5), AFTER_A_REVEAL),  # further from the transcript than the point
         (heard("eu acho que deste faço bem", 0.6), AFTER_A_REVEAL),  # six words: talk about the game
         (replace(heard("deste faço.", 0.6), undo=None), AFTER_A_REVEAL),  # nothing to undo: not scored
+        (heard("o", 0.1), AFTER_A_REVEAL),  # a stray piece of the others' talk, naming nothing ("the" in babble)
+        (heard("e, sim.", 0.1), AFTER_A_REVEAL),
     ],
 )
 def test_otherwise_no_undo(said: Heard, moment: Moment) -> None:

@@ -10,13 +10,22 @@ from __future__ import annotations
 
 from typing import Final
 
+from engine.lang import Lang
 from voicehost.decision.calibration import Calibration
 from voicehost.ears.heard import Heard
 from voicehost.understanding import Action, Command, HeardCommand
 from voicehost.understanding.reading import Reading
+from voicehost.understanding.talk import content_words
 
 MAX_UNDO_WORDS: Final = 5
 """A longer line is talk about the game, not a garbled undo (as for the endings: `endings.MAX_ENDING_WORDS`)."""
+
+
+def may_be_undo(text: str, lang: Lang) -> bool:
+    """Whether a line is worth weighing as a garbled undo: a word or a few (a longer line is talk), one of which
+    could name something ("the", "I", "My": a stray piece of the others' talk that every undo phrase explains
+    as well as its own transcript does, a token long, and a stray "the" asked "Undo the pass?" in babble)."""
+    return 0 < len(text.split()) <= MAX_UNDO_WORDS and bool(content_words(text, lang))
 
 
 def undo_near(heard: Heard, reading: Reading, model: Calibration) -> HeardCommand | None:
@@ -24,7 +33,7 @@ def undo_near(heard: Heard, reading: Reading, model: Calibration) -> HeardComman
     (chosen on the tuning voices by `python -m bench.calibrate --undo-only` so that, in every room, few of the
     lines said while a clue is awaited are asked "undo?"); None otherwise, or when no point was chosen."""
     point = model.undo_gap
-    if heard.undo is None or point is None or not 0 < len(reading.text.split()) <= MAX_UNDO_WORDS:
+    if heard.undo is None or point is None or not may_be_undo(reading.text, reading.moment.lang):
         return None
     phrase, gap = heard.undo
     return HeardCommand(phrase, Action.ACCEPT, 1.0, Command.UNDO) if gap <= point else None

@@ -37,7 +37,7 @@ from rapidfuzz.distance import Levenshtein
 
 from engine.lang import Lang
 from voicehost.audio.samples import SAMPLE_RATE, Audio
-from voicehost.decision.undo import MAX_UNDO_WORDS
+from voicehost.decision.undo import may_be_undo
 from voicehost.ears.conditions import snr_db
 from voicehost.ears.examples import Example, ExampleBank, by_example, example_voices, speech_span
 from voicehost.ears.heard import ClosedSet, ClueNumbers, Heard
@@ -98,7 +98,7 @@ def _may_be_undo(text: str, moment: Moment) -> bool:
     way of saying undo (some 70 ms on 2 cores): short enough for the decision to weigh (`voicehost.decision.undo`),
     and no clue its words read at once ("Música 2." is the clue whatever an undo scores)."""
     reading = Reading(text, moment)
-    if not 0 < len(reading.text.split()) <= MAX_UNDO_WORDS:
+    if not may_be_undo(reading.text, moment.lang):
         return False
     return not (isinstance(reading.said, HeardClue) and reading.said.action is Action.ACCEPT)
 
