@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from typing import Final
@@ -11,7 +12,7 @@ from rapidfuzz.distance import Levenshtein
 
 from engine.lang import Lang
 from voicehost.understanding.results import Command, Phase
-from voicehost.understanding.text import Token, keys_of, strip_start
+from voicehost.understanding.text import Token, keys_of, strip_start, tokenize
 from voicehost.understanding.vocabulary import Vocabulary, vocabulary
 
 COMMAND_SHADOW_EDITS: Final = 1
@@ -147,6 +148,22 @@ def answer_near(tokens: Sequence[Token], vocab: Vocabulary, command: Command) ->
     alone (one edit in a short word may be another word), but an answer the scores also put first."""
     phrases = [" ".join(keys) for keys, meant in vocab.commands.items() if meant is command]
     return _a_slip_from((keys_of(tokens), keys_of(trim(tokens, vocab))), phrases)
+
+
+OPENING_WORD: Final = re.compile(r"^\s*([^\W\d_]+)\s*[,.!;:]\s*(\S.*)$", re.DOTALL)
+"""A first word set apart by a comma or a full stop, with more after it."""
+
+
+def answer_leading(text: str, vocab: Vocabulary) -> tuple[Command, str] | None:
+    """The answer a longer line opens with, set apart by a comma or a full stop, and the words after it ("No,
+    I'm not.", "Sim, vamos nessa"): over the others' talk Whisper writes the room's words after a player's
+    "no". Only a one-word "yes" or "no" of the language, exactly as written; None otherwise (a lone "No." is
+    read as a command already, "não é o touro" is a negation, not an answer)."""
+    opening = OPENING_WORD.match(text)
+    if opening is None:
+        return None
+    meant = vocab.commands.get(keys_of(tokenize(opening.group(1), vocab.join_apostrophes)))
+    return (meant, opening.group(2)) if meant in (Command.YES, Command.NO) else None
 
 
 def _a_slip_from(readings: Iterable[tuple[str, ...]], phrases: Sequence[str]) -> bool:
