@@ -43,7 +43,7 @@ def understood(text: str, lead: str) -> object:
         ("pt-BR", "Sim, vamos nessa", Command.YES),
         ("it", "No, è il", Command.NO),
         ("en", "No.", None),  # a lone answer is read as a command already
-        ("pt-BR", "não é o touro", None),  # a negation, not an answer
+        ("pt-BR", "Não vai dar nada,", Command.NO),
         ("en", "Know, it", None),  # only the language's own word, exactly
     ],
 )
@@ -62,6 +62,12 @@ def test_yes_opening_a_line_answers_only_with_the_scores() -> None:
     said = understood("Yes, I think so", "yes")
     assert isinstance(said, HeardCommand) and said.command is Command.YES
     assert not isinstance(understood("Yes, I think so", "no"), HeardCommand)  # the words and the scores disagree
+
+
+def test_a_negation_about_a_card_is_no_answer() -> None:
+    moment = Moment(Lang.PT_BR, Awaited.GUESS, visible=("TOURO", "OCEANO"), asked=True, offers=("OCEANO",))
+    heard = Heard("não é o touro", 0.2, transcript_logprob=-3.0)
+    assert not isinstance(decide(heard, Reading(heard.text, moment, heard.confidence)), HeardCommand)
 
 
 def test_talk_about_a_card_after_no_is_no_answer() -> None:

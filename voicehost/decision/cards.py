@@ -30,9 +30,9 @@ from voicehost.understanding import (
     NotUnderstood,
     OffGrid,
     Understanding,
-    match_card,
     vocabulary,
 )
+from voicehost.understanding.cards import named_inside
 from voicehost.understanding.commands import answer_leading, answer_near
 from voicehost.understanding.moment import Moment
 from voicehost.understanding.reading import Reading
@@ -382,7 +382,7 @@ def answer_first(reading: Reading) -> Command | None:
     the table talking about a card."""
     moment = reading.moment
     leading = answer_leading(reading.text, vocabulary(moment.lang))
-    if leading is None or match_card(leading[1], moment.board, moment.lang):
+    if leading is None or named_inside(leading[1], moment.board, moment.lang):
         return None
     return leading[0]
 

@@ -122,6 +122,18 @@ def _views(tokens: Sequence[Token], vocab: Vocabulary, max_words: int) -> list[_
     return views
 
 
+def named_inside(text: str, cards: Sequence[str], lang: Lang) -> bool:
+    """Whether some run of the words is one of `cards` as written, or nearly (ACCEPT_SCORE), whatever else the
+    line says ("não concordo com a estrela, é óbvio demais" names ESTRELA): talk about a card, not a lone move."""
+    vocab = vocabulary(lang)
+    tokens = tokenize(text, vocab.join_apostrophes)
+    forms = [form for form in (_card_form(card, lang) for card in cards) if form is not None]
+    if not forms or not tokens:
+        return False
+    views = _views(tokens, vocab, max(form.words for form in forms))
+    return any(fuzz.ratio(view.spaced, form.spaced) >= ACCEPT_SCORE for form in forms for view in views)
+
+
 def rank(tokens: Sequence[Token], cards: Sequence[str], vocab: Vocabulary) -> list[Scored]:
     """All visible cards scored against the utterance, best first."""
     forms: list[_CardForm] = []

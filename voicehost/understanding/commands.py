@@ -150,15 +150,15 @@ def answer_near(tokens: Sequence[Token], vocab: Vocabulary, command: Command) ->
     return _a_slip_from((keys_of(tokens), keys_of(trim(tokens, vocab))), phrases)
 
 
-OPENING_WORD: Final = re.compile(r"^\s*([^\W\d_]+)\s*[,.!;:]\s*(\S.*)$", re.DOTALL)
-"""A first word set apart by a comma or a full stop, with more after it."""
+OPENING_WORD: Final = re.compile(r"^\s*([^\W\d_]+)[\s,.!;:]+(\S.*)$", re.DOTALL)
+"""A first word, with more after it."""
 
 
 def answer_leading(text: str, vocab: Vocabulary) -> tuple[Command, str] | None:
-    """The answer a longer line opens with, set apart by a comma or a full stop, and the words after it ("No,
-    I'm not.", "Sim, vamos nessa"): over the others' talk Whisper writes the room's words after a player's
-    "no". Only a one-word "yes" or "no" of the language, exactly as written; None otherwise (a lone "No." is
-    read as a command already, "não é o touro" is a negation, not an answer)."""
+    """The answer a longer line opens with, and the words after it ("No, I'm not.", "Não vai dar nada,", "Sim,
+    vamos nessa"): over the others' talk Whisper writes the room's words after a player's "no". Only a
+    one-word "yes" or "no" of the language, exactly as written; None otherwise (a lone "No." is read as a
+    command already). Whether the rest is talk about a card ("não é o touro") is the caller's to weigh."""
     opening = OPENING_WORD.match(text)
     if opening is None:
         return None
