@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from bench.calibrate_moves import WRONG_RATE, Measured
+from bench.calibrate_moves import ASK_RATE, WRONG_RATE, Measured
 from bench.corpus import Condition, Utterance, boards
 from bench.hearings import Hearings
 from voicehost.decision import calibration
@@ -103,19 +103,14 @@ def unworded_point(samples: Sequence[UnwordedSample], act: float) -> UnwordedPoi
     return UnwordedPoint(math.floor(best[1] * 1e6) / 1e6, best[2])  # rounded down: it still takes itself
 
 
-TALK_ASK_RATE: Final = 0.01
-"""At most this share of the table talk in any room is asked about a card (`talk_ask_point`): a table talks far
-more than it moves, and a question in the middle of its talk is the host butting in."""
-
-
 def talk_ask_point(samples: Sequence[UnwordedSample], ask: float) -> UnwordedPoint:
     """The probability (from the cards' `ask` up) and the most words from which a line whose words read as talk
-    but whose scores alone found a card is asked back: the pair that asks about the most right cards while,
-    in every room, at most TALK_ASK_RATE of the talk lines are asked and at least half the lines asked are
-    right (a wrong question costs the table a "no" more than the silence did); the highest probability and
-    the fewest words of those that ask as many. The probability alone cannot keep talk out (the corpus's
-    talk scores a card at 0.99 as often as a card does); its length can: talk runs to seven or eight words,
-    a card garbled over the others' talk to three or four."""
+    but whose scores alone found a card is asked back: the pair that asks about the most right cards while, in
+    every room, at most ASK_RATE of the talk lines are asked (one in fifty, as for "pass?" and "undo?") and at
+    least half the lines asked are right (a wrong question costs the table a "no" more than the silence did);
+    the highest probability and the fewest words of those that ask as many. The probability alone cannot
+    keep talk out (the corpus's talk scores a card at 0.99 as often as a card does); its length can: talk
+    runs to seven or eight words, a card garbled over the others' talk to three or four."""
     shaped = [s for s in samples if s.shaped_as_talk and s.probability is not None and s.probability >= ask]
     talk_lines = Counter(s.condition for s in samples if s.talk)
     best: tuple[int, float, int] | None = None
@@ -124,7 +119,7 @@ def talk_ask_point(samples: Sequence[UnwordedSample], ask: float) -> UnwordedPoi
             asked = [s for s in shaped if s.words <= words and s.probability is not None and s.probability >= floor]
             right = sum(s.right for s in asked)
             talk = Counter(s.condition for s in asked if s.talk)
-            quiet = all(talk[room] <= TALK_ASK_RATE * lines for room, lines in talk_lines.items())
+            quiet = all(talk[room] <= ASK_RATE * lines for room, lines in talk_lines.items())
             if quiet and 2 * right >= len(asked) and right and (best is None or right > best[0]):
                 best = (right, floor, words)
     if best is None:
@@ -139,7 +134,7 @@ def talk_ask_summary(samples: Sequence[UnwordedSample], point: UnwordedPoint) ->
         f"({sum(s.right for s in shaped)} the card meant, {sum(s.talk for s in shaped)} table talk)"
     )
     if point.act is None:
-        return f"{head}; no point keeps talk asked under {TALK_ASK_RATE:.0%} in every room: let be"
+        return f"{head}; no point keeps talk asked under {ASK_RATE:.0%} in every room: let be"
     per_room = []
     for room in sorted({s.condition for s in samples}):
         asked = [

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import math
 
-from bench.calibrate_moves import WRONG_RATE
+from bench.calibrate_moves import ASK_RATE, WRONG_RATE
 from bench.calibrate_unworded import (
     MIN_LINES_TAKEN,
-    TALK_ASK_RATE,
     UnwordedPoint,
     UnwordedSample,
     talk_ask_point,
@@ -55,15 +54,15 @@ def _shaped(
 
 def test_a_card_in_words_that_read_as_talk_is_asked_from_a_point_that_keeps_talk_out_of_every_room() -> None:
     """Talk scores a card as surely as a card does (0.99); its length keeps it out (7 words against 3). 200 lines
-    of talk a room: at most TALK_ASK_RATE of them (2) asked in any room, and a noisy room's talk does not
+    of talk a room: at most ASK_RATE of them (4) asked in any room, and a noisy room's talk does not
     raise the quiet room's point above what the quiet room allows."""
-    assert TALK_ASK_RATE * 200 == 2
+    assert ASK_RATE * 200 == 4
     talk = [
         _shaped(1000 + i, 0.99, 7, right=False, talk=True, room=room) for i in range(200) for room in ("clean", "din")
     ]
     cards = [_shaped(i, 0.8 + 0.19 * i / 99, 3) for i in range(100)]
     assert talk_ask_point([*talk, *cards], ask=0.7) == UnwordedPoint(0.8, 3)
-    short_talk = [_shaped(2000 + i, 0.85, 3, right=False, talk=True, room="din") for i in range(3)]  # 3 of 200 in din
+    short_talk = [_shaped(2000 + i, 0.85, 3, right=False, talk=True, room="din") for i in range(5)]  # 5 of 200 in din
     chosen = talk_ask_point([*talk, *cards, *short_talk], ask=0.7)
     assert chosen.act is not None and chosen.act > 0.85 and chosen.words == 3
     wrong = [_shaped(3000 + i, 0.95, 2, right=False) for i in range(200)]  # most lines asked would be another card
