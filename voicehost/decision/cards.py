@@ -364,27 +364,25 @@ def answer_in_words(reading: Reading, command: Command) -> bool:
     """Whether the words of an answer say `command` themselves: read as typed, or a slip away from its
     phrase, a word or two long ("sin" for "sim"; MBROLA's pt1 is heard so every time). One rule for the
     host and the calibration (`bench/calibrate_moves.py`), which needs no point for these answers."""
-    vocab = vocabulary(reading.moment.lang)
-    if answer_first(reading) is command:
-        return True  # "Sim, vamos nessa": the room's words after a "sim"; the scores must agree for a "yes"
     typed = reading.typed
     if isinstance(typed, HeardCommand):
         return typed.command is command
     if isinstance(typed, HeardGuess):
         return False  # the words name a card too ("sin" with SINO on the table): no answer in words
+    vocab = vocabulary(reading.moment.lang)
     tokens = tokenize(reading.text, vocab.join_apostrophes)
     return len(tokens) <= MAX_NAME_WORDS and answer_near(tokens, vocab, command)
 
 
-def answer_first(reading: Reading) -> Command | None:
-    """The "yes" or "no" a line opens with (`answer_leading`) when the words after it name no card of the board:
-    "No, I'm not." (a player's "no", the room's words after it) answers; "no, il razzo no, troppo facile" is
-    the table talking about a card."""
+def no_first(reading: Reading) -> bool:
+    """Whether a line opens with the language's "no" (`answer_leading`) and the words after it name no card of
+    the board: "No, I'm not." (a player's "no", the room's words after it) answers "no"; "no, il razzo no,
+    troppo facile" is the table talking about a card. Only "no": it changes nothing. A "yes" opening a line
+    is left to the scores as any "yes" is: in an Italian babble game "Sì, c'è un cich", the others' talk,
+    answered "Annullare il «passo»?" for a spymaster who had said "no"."""
     moment = reading.moment
     leading = answer_leading(reading.text, vocabulary(moment.lang))
-    if leading is None or named_inside(leading[1], moment.board, moment.lang):
-        return None
-    return leading[0]
+    return leading is not None and leading[0] is Command.NO and not named_inside(leading[1], moment.board, moment.lang)
 
 
 def _softmax(logits: Mapping[str, float]) -> dict[str, float]:

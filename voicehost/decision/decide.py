@@ -15,7 +15,7 @@ from collections.abc import Collection
 from dataclasses import replace
 
 from voicehost.decision.calibration import Calibration, calibration
-from voicehost.decision.cards import answer_first, card_verdict
+from voicehost.decision.cards import card_verdict, no_first
 from voicehost.decision.clues import clue_verdict
 from voicehost.decision.endings import ending_verdict
 from voicehost.decision.stops import is_stop
@@ -92,7 +92,7 @@ def decide(heard: Heard, reading: Reading, model: Calibration | None = None) -> 
         if is_stop(heard, reading):
             return HeardCommand(reading.text, Action.ACCEPT, 1.0, Command.STOP_TALKING)
         return NotUnderstood(reading.text, Action.REPROMPT, 0.0)
-    if moment.answering and answer_first(reading) is Command.NO:
+    if moment.answering and no_first(reading):
         # "No, I'm not." for "no" over the others' talk: "no" changes nothing, so the words alone may say it
         return HeardCommand(reading.text, Action.ACCEPT, 1.0, Command.NO)
     if moment.awaited is Awaited.OVER and heard.commands is not None:
