@@ -21,7 +21,7 @@ import hashlib
 import json
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -53,6 +53,15 @@ class UnwordedSample:
 class UnwordedPoint:
     act: float | None  # None: never acted on at once
     words: int
+
+    def takes(self, sample: UnwordedSample) -> bool:
+        """Whether a line found only by the scores reaches this point: as sure, in as few words."""
+        return (
+            self.act is not None
+            and sample.probability is not None
+            and sample.probability >= self.act
+            and sample.words <= self.words
+        )
 
 
 def collect_unworded(
@@ -90,17 +99,28 @@ def unworded_point(samples: Sequence[UnwordedSample], act: float) -> UnwordedPoi
     only by the scores, wrong at most WRONG_RATE of the time, on no line of talk and on MIN_LINES_TAKEN lines at
     least; the highest probability and the fewest words of those that act on as many."""
     found = [s for s in samples if s.probability is not None and s.probability >= act and not s.shaped_as_talk]
+
+    def allowed(taken: list[UnwordedSample], right: int) -> bool:
+        wrong_ok = len(taken) - right <= WRONG_RATE * len(taken) and not any(s.talk for s in taken)
+        return wrong_ok and len(taken) >= MIN_LINES_TAKEN
+
+    return _most_right(found, allowed)
+
+
+def _most_right(found: Sequence[UnwordedSample], allowed: Callable[[list[UnwordedSample], int], bool]) -> UnwordedPoint:
+    """The probability and the most words that take the most right lines of `found` among the pairs `allowed`
+    (given the lines taken and how many are right); the highest probability and the fewest words of those
+    that take as many. Rounded down, so that the point still takes the line it was set on."""
     best: tuple[int, float, int] | None = None
     for words in sorted({s.words for s in found}):
         for floor in sorted({s.probability for s in found if s.probability is not None}, reverse=True):
-            taken = [s for s in found if s.words <= words and s.probability is not None and s.probability >= floor]
+            taken = [s for s in found if UnwordedPoint(floor, words).takes(s)]
             right = sum(s.right for s in taken)
-            wrong_ok = len(taken) - right <= WRONG_RATE * len(taken) and not any(s.talk for s in taken)
-            if wrong_ok and len(taken) >= MIN_LINES_TAKEN and (best is None or right > best[0]):
+            if allowed(taken, right) and (best is None or right > best[0]):
                 best = (right, floor, words)
     if best is None:
         return UnwordedPoint(None, 0)
-    return UnwordedPoint(math.floor(best[1] * 1e6) / 1e6, best[2])  # rounded down: it still takes itself
+    return UnwordedPoint(math.floor(best[1] * 1e6) / 1e6, best[2])
 
 
 def talk_ask_point(samples: Sequence[UnwordedSample], ask: float) -> UnwordedPoint:
@@ -113,18 +133,13 @@ def talk_ask_point(samples: Sequence[UnwordedSample], ask: float) -> UnwordedPoi
     runs to seven or eight words, a card garbled over the others' talk to three or four."""
     shaped = [s for s in samples if s.shaped_as_talk and s.probability is not None and s.probability >= ask]
     talk_lines = Counter(s.condition for s in samples if s.talk)
-    best: tuple[int, float, int] | None = None
-    for words in sorted({s.words for s in shaped}):
-        for floor in sorted({s.probability for s in shaped if s.probability is not None}, reverse=True):
-            asked = [s for s in shaped if s.words <= words and s.probability is not None and s.probability >= floor]
-            right = sum(s.right for s in asked)
-            talk = Counter(s.condition for s in asked if s.talk)
-            quiet = all(talk[room] <= ASK_RATE * lines for room, lines in talk_lines.items())
-            if quiet and 2 * right >= len(asked) and right and (best is None or right > best[0]):
-                best = (right, floor, words)
-    if best is None:
-        return UnwordedPoint(None, 0)
-    return UnwordedPoint(math.floor(best[1] * 1e6) / 1e6, best[2])  # rounded down: it still asks itself
+
+    def allowed(asked: list[UnwordedSample], right: int) -> bool:
+        talk = Counter(s.condition for s in asked if s.talk)
+        quiet = all(talk[room] <= ASK_RATE * lines for room, lines in talk_lines.items())
+        return quiet and 2 * right >= len(asked) and right > 0
+
+    return _most_right(shaped, allowed)
 
 
 def talk_ask_summary(samples: Sequence[UnwordedSample], point: UnwordedPoint) -> str:
@@ -137,14 +152,7 @@ def talk_ask_summary(samples: Sequence[UnwordedSample], point: UnwordedPoint) ->
         return f"{head}; no point keeps talk asked under {ASK_RATE:.0%} in every room: let be"
     per_room = []
     for room in sorted({s.condition for s in samples}):
-        asked = [
-            s
-            for s in shaped
-            if s.condition == room
-            and s.probability is not None
-            and s.probability >= point.act
-            and s.words <= point.words
-        ]
+        asked = [s for s in shaped if s.condition == room and point.takes(s)]
         talk = sum(1 for s in samples if s.condition == room and s.talk)
         per_room.append(
             f"{room} {sum(s.right for s in asked)} right, {sum(not s.right and not s.talk for s in asked)} "
@@ -162,7 +170,7 @@ def unworded_summary(samples: Sequence[UnwordedSample], chosen: UnwordedPoint) -
     if chosen.act is None:
         wrong = f"{WRONG_RATE:.1%} on {MIN_LINES_TAKEN} lines"
         return f"{head}; no point keeps the wrong ones under {wrong}: always asked back"
-    taken = [s for s in found if s.probability is not None and s.probability >= chosen.act and s.words <= chosen.words]
+    taken = [s for s in found if chosen.takes(s)]
     talk = [s for s in found if s.talk]
     return (
         f"{head}, {len(talk)} of them talk; from {chosen.act:.4f} and at most {chosen.words} words, "

@@ -105,8 +105,9 @@ class Kind(StrEnum):
 
 
 MOVES: Final = (Kind.CLUE, Kind.GUESS, Kind.PASS)
-UNDOABLE: Final = ("reveal", "clue", "pass")  # the wrong events an undo takes back (a penalty is not a move)
 """The moves of the game, whose cost the bench reports (a quit and repairs are counted apart)."""
+UNDOABLE: Final = ("reveal", "clue", "pass")
+"""The wrong events an undo takes back (a penalty is not a move)."""
 
 
 class Outcome(StrEnum):
