@@ -42,6 +42,7 @@ import numpy as np
 
 from bench import ROOT
 from bench.announcements import Announcements
+from bench.corpus import HISS, seed_of
 from bench.noise import Condition
 from bench.players import PLANNED_TURNS, Seat, Table
 from bench.voices import TestVoice
@@ -214,7 +215,8 @@ class Room:
         self.lines += 1
         name = f"{self.lines:04d}"
         staged = self.folder / f"{name}.raw"
-        staged.write_bytes(to_pcm16(np.concatenate([audio, np.zeros(SAMPLE_RATE // 2, dtype=np.float32)])))
+        after = np.random.default_rng(seed_of("satellite", "hiss", self.lines)).standard_normal(SAMPLE_RATE // 2) * HISS
+        staged.write_bytes(to_pcm16(np.concatenate([audio, after.astype(np.float32)])))  # then the room's hiss
         staged.rename(self.folder / "say" / staged.name)
         said = self.folder / "said"
         self._until(lambda: (said / staged.name).exists(), "the microphone to play the line")
@@ -251,10 +253,15 @@ class SatelliteTable(Table):
 
     def _line(self, seat: Seat, text: str, *, answer: bool = False) -> Iterator[Audio]:
         line = self.line(seat, text)
-        self.recorded.append(line.audio)
-        self.tally.audio_seconds += len(line.audio) / SAMPLE_RATE
+        # the room's faint hiss under the line: the very hiss the line has at a local microphone (`Table._feed`)
+        hiss = np.random.default_rng(seed_of(self.seed, "hiss", "line", self.tally.lines)).standard_normal(
+            len(line.audio)
+        )
+        heard = (line.audio + hiss * HISS).astype(np.float32)
+        self.recorded.append(heard)
+        self.tally.audio_seconds += len(heard) / SAMPLE_RATE
         mark = len(self.heard.said)
-        ended = self.room.say(line.audio) + line.speech_end / SAMPLE_RATE
+        ended = self.room.say(heard) + line.speech_end / SAMPLE_RATE
         self._reply = self.heard.said[mark:]
         after = [said for said in self._reply if said.at >= ended]
         if after:

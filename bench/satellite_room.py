@@ -4,7 +4,8 @@
     python bench/satellite_room.py snd FOLDER   # --snd-command: raw PCM on stdin, one WAV per playback
 
 mic: the room's sound in real time, 1024 samples (64 ms) at a time, as a USB microphone delivers it:
-silence, except when a player speaks. A player speaks by putting a raw PCM file in FOLDER/say/
+its faint hiss (the bench's HISS, the floor every other room of the bench has: a microphone never sends
+digital silence), except when a player speaks. A player speaks by putting a raw PCM file in FOLDER/say/
 (written elsewhere and renamed there, so it is whole); the lowest name is played next and moved to
 FOLDER/said/ once every sample of it has been written, beside NAME.start: when its first chunk was
 written (time.monotonic, the clock every process of the machine shares), so that the players know when
@@ -21,14 +22,26 @@ Standard library only: the satellite's own Python runs it as well as the test's.
 from __future__ import annotations
 
 import os
+import random
 import sys
 import time
 import wave
+from array import array
 from pathlib import Path
 
 CHUNK_SAMPLES = 1024
 RATE = 16000
 CHUNK_BYTES = 2 * CHUNK_SAMPLES
+HISS_PCM = 0.001 * 32767
+"""The room's hiss as 16-bit samples' standard deviation: bench.corpus.HISS (this file imports no bench module)."""
+
+
+def _hiss(rng: random.Random) -> bytes:
+    """One chunk of the room's hiss, little-endian 16-bit."""
+    samples = array("h", (max(-32768, min(32767, round(rng.gauss(0.0, HISS_PCM)))) for _ in range(CHUNK_SAMPLES)))
+    if sys.byteorder == "big":
+        samples.byteswap()
+    return samples.tobytes()
 
 
 def _next_utterance(say: Path) -> Path | None:
@@ -45,7 +58,7 @@ def mic(folder: Path) -> None:
     period = CHUNK_SAMPLES / RATE
     start = time.monotonic()
     written = 0
-    silence = bytes(CHUNK_BYTES)
+    rng = random.Random(0)  # the same hiss every run
     current: Path | None = None
     pending = b""
     starting = False
@@ -58,9 +71,9 @@ def mic(folder: Path) -> None:
                 current = _next_utterance(say)
                 if current is not None:
                     pending = current.read_bytes()
-                    pending += bytes(-len(pending) % CHUNK_BYTES)
+                    pending += _hiss(rng)[: -len(pending) % CHUNK_BYTES]
                     starting = True
-            chunk, pending = (pending[:CHUNK_BYTES], pending[CHUNK_BYTES:]) if pending else (silence, b"")
+            chunk, pending = (pending[:CHUNK_BYTES], pending[CHUNK_BYTES:]) if pending else (_hiss(rng), b"")
             out.write(chunk)
             out.flush()
             if starting and current is not None:
