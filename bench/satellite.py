@@ -3,12 +3,12 @@ real time, and the host hears them through the Wyoming protocol.
 
 The satellite is the real wyoming-satellite from PyPI (SATELLITE_VERSION, which pins an old wyoming, so
 it lives in a venv of its own: `satellite_python`); its microphone and speaker commands are files
-(bench/satellite_room.py): a player's line is played into its microphone 64 ms at a time, with silence
-between lines, and every announcement the host sends to its speaker is written out as a WAV. The host
-side is voicehost's own satellite frontend (`SatelliteFrontend`: the link, the satellite's mouth with
-espeak-ng, the voice loop with its echo gate), with Whisper base. Each line is said once the host has
-heard everything before it, answered, and stopped talking; the reply's delay is wall-clock time from
-the end of the line's speech in the room to the host's first announcement.
+(bench/satellite_room.py): a player's line is played into its microphone 64 ms at a time, over the room's
+faint hiss (between lines too, as at a local microphone), and every announcement the host sends to its
+speaker is written out as a WAV. The host side is voicehost's own satellite frontend (`SatelliteFrontend`:
+the link, the satellite's mouth with espeak-ng, the voice loop with its echo gate), with Whisper base.
+Each line is said once the host has heard everything before it, answered, and stopped talking; the reply's
+delay is wall-clock time from the end of the line's speech in the room to the host's first announcement.
 
 Used by `python -m bench --sections table` and by tests/voice/test_satellite.py.
 
