@@ -323,8 +323,7 @@ class Table:
         """Audio into the microphone, with the room's faint hiss, a chunk at a time. The hiss is seeded by
         `key` (which line, which pause), not by what was fed before: a line sounds the same whenever the
         host answered the one before, so two commits are compared on the same audio, move for move."""
-        hiss = np.random.default_rng(seed_of(self.seed, "hiss", *key)).standard_normal(len(audio))
-        heard = (audio + hiss * HISS).astype(np.float32)
+        heard = self._hissed(audio, *key)
         self.recorded.append(heard)
         self.tally.audio_seconds += len(heard) / SAMPLE_RATE
         size = round(CHUNK_SECONDS * SAMPLE_RATE)
@@ -332,6 +331,12 @@ class Table:
             chunk = heard[start : start + size]
             self._position += len(chunk)
             yield chunk
+
+    def _hissed(self, audio: Audio, *key: object) -> Audio:
+        """`audio` with the room's faint hiss under it, seeded by `key` (which line, which pause): the same
+        line gets the same hiss at a local microphone and through a satellite."""
+        hiss = np.random.default_rng(seed_of(self.seed, "hiss", *key)).standard_normal(len(audio))
+        return (audio + hiss * HISS).astype(np.float32)
 
     def _line(self, seat: Seat, text: str, *, answer: bool = False) -> Iterator[Audio]:
         """Say one line into the room and wait for the host's answer (`self._reply`): here the voice

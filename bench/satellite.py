@@ -253,11 +253,7 @@ class SatelliteTable(Table):
 
     def _line(self, seat: Seat, text: str, *, answer: bool = False) -> Iterator[Audio]:
         line = self.line(seat, text)
-        # the room's faint hiss under the line: the very hiss the line has at a local microphone (`Table._feed`)
-        hiss = np.random.default_rng(seed_of(self.seed, "hiss", "line", self.tally.lines)).standard_normal(
-            len(line.audio)
-        )
-        heard = (line.audio + hiss * HISS).astype(np.float32)
+        heard = self._hissed(line.audio, "line", self.tally.lines)  # the hiss the line has at a local microphone
         self.recorded.append(heard)
         self.tally.audio_seconds += len(heard) / SAMPLE_RATE
         mark = len(self.heard.said)
