@@ -299,14 +299,11 @@ def _scored_share(heard: Any, moment: Moment, word: str) -> float:
     too), when the scores put it first (else 0): as the decision weighs it (`lead_share`)."""
     if heard.closed is None:
         return 0.0
-    yes_no = {vocabulary(moment.lang).scored_words[c] for c in (Command.YES, Command.NO)}
+    vocab = vocabulary(moment.lang)
+    yes_no = {vocab.scored_words[c] for c in (Command.YES, Command.NO)}
     # "yes" leads every card; "pass" every card and every read-only command scored beside them
-    rivals = (
-        {*moment.scored_cards, *yes_no}
-        if moment.answering
-        else {*moment.cards, *vocabulary(moment.lang).scored_phrases}
-    )
-    return lead_share(heard.closed, word, rivals)
+    rivals = {*moment.scored_cards, *yes_no} if moment.answering else {*moment.cards, *vocab.scored_phrases}
+    return lead_share(heard.closed, word, rivals, moment.lang)
 
 
 def collect_commands(

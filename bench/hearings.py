@@ -30,8 +30,10 @@ WHISPER_CODE: Final = (
     "voicehost/understanding/positions.py",
     "bench/corpus.py",
     "bench/noise.py",
+    *(f"voicehost/vocab/{lang}.toml" for lang in ("en", "it", "pt-BR", "pt-PT")),
 )
-"""What Whisper's evidence of the corpus depends on: the engine, the gate on places, the audio."""
+"""What Whisper's evidence of the corpus depends on: the engine, the gate on places, the audio, and the
+vocabularies (the phrases the ears score beside the cards: "pass" and "we're done", the numbers, the undos)."""
 SECOND_CODE: Final = ("voicehost/ears/examples.py", "voicehost/ears/conditions.py")
 """What the second signal and the noise estimate depend on besides the encoder (`SECOND_FIELDS`)."""
 SECOND_FIELDS: Final = ("examples", "snr_db")

@@ -14,8 +14,9 @@ import math
 from collections.abc import Collection
 from dataclasses import replace
 
+from engine.lang import Lang
 from voicehost.decision.calibration import Calibration, calibration
-from voicehost.decision.cards import card_verdict, no_first
+from voicehost.decision.cards import card_verdict, move_shares, no_first
 from voicehost.decision.clues import clue_verdict
 from voicehost.decision.endings import ending_verdict
 from voicehost.decision.stops import is_stop
@@ -43,25 +44,30 @@ from voicehost.understanding.results import Phase
 
 def confirmed_by_scores(heard: Heard, said: Understanding, moment: Moment, model: Calibration) -> Understanding:
     """A command said plainly but heard unsure ("Pass." is one short word, its transcript's probability
-    low) is acted on at once when the scores put its word first too, with the share from which that word
+    low) is acted on at once when the scores put its move first too, with the share from which that word
     alone is asked back ("pass?"): two readings of the audio agree."""
     if not isinstance(said, HeardCommand) or said.action is not Action.CONFIRM or heard.closed is None:
         return said
     word = vocabulary(moment.lang).scored_words.get(said.command)
     if word is None:
         return said
-    share = lead_share(heard.closed, word, (*moment.cards, *vocabulary(moment.lang).scored_phrases))
+    rivals = (*moment.cards, *vocabulary(moment.lang).scored_phrases)
+    share = lead_share(heard.closed, word, rivals, moment.lang)
     return replace(said, action=Action.ACCEPT) if share > 0 and share >= model.pass_share else said
 
 
-def lead_share(closed: ClosedSet, word: str, rivals: Collection[str]) -> float:
-    """`word`'s share of the belief among itself and `rivals` (the phrases that may be meant now), when the
-    scores put it first among them; 0 when they do not."""
+def lead_share(closed: ClosedSet, word: str, rivals: Collection[str], lang: Lang) -> float:
+    """The share of the move `word` says among the phrases that may be meant now (`word` and `rivals`), a
+    command's phrases summed ("pass" and "we're done" are one move: `move_shares`), when that move leads
+    them; 0 when another does."""
     in_play = [i for i, phrase in enumerate(closed.phrases) if phrase == word or phrase in rivals]
-    if not in_play or closed.phrases[in_play[0]] != word:
+    if word not in (closed.phrases[i] for i in in_play):
         return 0.0
     top = closed.logits[in_play[0]]
-    return 1.0 / sum(math.exp(closed.logits[i] - top) for i in in_play)
+    weights = {closed.phrases[i]: math.exp(closed.logits[i] - top) for i in in_play}
+    total = sum(weights.values())
+    moves = move_shares({phrase: weight / total for phrase, weight in weights.items()}, lang)
+    return moves[word] if moves[word] >= max(moves.values()) else 0.0
 
 
 def pass_shaped_as_clue(said: HeardClue, moment: Moment) -> HeardCommand | None:

@@ -52,7 +52,7 @@ class Vocabulary:
     commit_phrases: Phrases  # said after a move, it is said to the host ("cereja, resposta final")
     talk_marks: Phrases  # said with a card or a clue, it is table talk, no move ("não é o touro")
     scored_words: Mapping[Command, str]  # a command's one word Whisper scores beside the cards, as written
-    scored_commands: Mapping[str, Command]  # read-only commands' phrases scored beside the cards while guessing
+    scored_commands: Mapping[str, Command]  # read-only commands' and a pass's phrases scored while guessing
     sides: Mapping[str, Side]  # Duet: a side's spoken names, folded ("be" for "bê")
     side_leads: frozenset[str]  # words said before a side's name ("fui eu, o ...")
 
@@ -263,15 +263,16 @@ def _scored_words(table: Mapping[str, Any], where: str) -> dict[Command, str]:
 
 
 def _scored_commands(table: Mapping[str, Any], where: str) -> dict[str, Command]:
-    """The phrases the help teaches for the read-only commands, each scored as a transcript beside the
-    cards while guessing ("Pua no placar." is "qual é o placar"); a command that changes the game is
-    never acted on from these scores, so none is listed."""
+    """The phrases the help teaches for the read-only commands, and a pass's commonest few words ("we're
+    done"), each scored as a transcript beside the cards while guessing ("Pua no placar." is "qual é o
+    placar"). A pass's phrases add up with its word and are weighed from the pass's own points; no other
+    command that changes the game is acted on from these scores, so none other is listed."""
     phrases: dict[str, Command] = {}
     for phrase, name in subtable(table, "scored_commands", where).items():
         command = Command.__members__.get(name) if isinstance(name, str) else None
-        if command is None or command not in READ_ONLY:
+        if command is None or (command not in READ_ONLY and command is not Command.PASS):
             raise ValueError(
-                f"{where}: [scored_commands] maps a phrase to a read-only command, not {phrase} = {name!r}"
+                f"{where}: [scored_commands] maps a phrase to a read-only command or PASS, not {phrase} = {name!r}"
             )
         phrases[phrase] = command
     return phrases

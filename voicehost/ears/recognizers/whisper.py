@@ -636,8 +636,8 @@ def phrases_scored(moment: Moment) -> tuple[str, ...]:
 
 def extra_phrases(lang: Lang, answering: bool) -> tuple[str, ...]:
     """Scored with the cards: after a question "yes" and "no" (a free transcript of a lone "sì" is often
-    "C"), otherwise "pass" (a lone "pass" is often transcribed as something else) and the read-only
-    commands as the help teaches them; from the vocabulary."""
+    "C"), otherwise "pass" (a lone "pass" is often transcribed as something else), a pass's commonest few
+    words ("we're done") and the read-only commands as the help teaches them; from the vocabulary."""
     vocab = vocabulary(lang)
     if answering:
         return (vocab.scored_words[Command.YES], vocab.scored_words[Command.NO])
