@@ -30,7 +30,7 @@ WHISPER_CODE: Final = (
     "voicehost/understanding/positions.py",
     "bench/corpus.py",
     "bench/noise.py",
-    *(f"voicehost/vocab/{lang}.toml" for lang in ("en", "it", "pt-BR", "pt-PT")),
+    *sorted(str(path.relative_to(ROOT)) for path in (ROOT / "voicehost" / "vocab").glob("*.toml")),
 )
 """What Whisper's evidence of the corpus depends on: the engine, the gate on places, the audio, and the
 vocabularies (the phrases the ears score beside the cards: "pass" and "we're done", the numbers, the undos)."""

@@ -218,7 +218,7 @@ def _weighed_logits(
     """The evidence the logits of the phrases that may be meant give: the move first, every share, and the
     features when a card leads (one line's logits, or several lines' added up: `_said_again`)."""
     moment = reading.moment
-    shares = _softmax(logits)
+    shares = softmax(logits)
     top, share = _lead(shares, moment.lang)
     if top not in moment.cards:
         return Evidence(top, share, shares, None, worded, after_denial)
@@ -252,7 +252,7 @@ def _undenied(logits: dict[str, float], reading: Reading) -> tuple[dict[str, flo
     kept = {phrase: logit for phrase, logit in logits.items() if phrase not in denied}
     if not denied or not kept:
         return logits, False
-    led = _lead(_softmax(logits), moment.lang)[0] in denied
+    led = _lead(softmax(logits), moment.lang)[0] in denied
     return kept, led
 
 
@@ -271,7 +271,7 @@ def _logits(heard: Heard, cards: Sequence[str], moment: Moment, model: Calibrati
 
 def _shares(heard: Heard, cards: Sequence[str], moment: Moment, model: Calibration) -> dict[str, float] | None:
     logits = _logits(heard, cards, moment, model)
-    return None if logits is None else _softmax(logits)
+    return None if logits is None else softmax(logits)
 
 
 def move_shares(shares: Mapping[str, float], lang: Lang) -> dict[str, float]:
@@ -385,7 +385,8 @@ def no_first(reading: Reading) -> bool:
     return leading is not None and leading[0] is Command.NO and not named_inside(leading[1], moment.board, moment.lang)
 
 
-def _softmax(logits: Mapping[str, float]) -> dict[str, float]:
+def softmax(logits: Mapping[str, float]) -> dict[str, float]:
+    """Each phrase's share of the belief its logit gives, among the phrases given."""
     top = max(logits.values())
     weights = {phrase: math.exp(value - top) for phrase, value in logits.items()}
     total = sum(weights.values())

@@ -10,13 +10,12 @@ before anything else while a clue is awaited: it is never a clue.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Collection
 from dataclasses import replace
 
 from engine.lang import Lang
 from voicehost.decision.calibration import Calibration, calibration
-from voicehost.decision.cards import card_verdict, move_shares, no_first
+from voicehost.decision.cards import card_verdict, move_shares, no_first, softmax
 from voicehost.decision.clues import clue_verdict
 from voicehost.decision.endings import ending_verdict
 from voicehost.decision.stops import is_stop
@@ -60,13 +59,10 @@ def lead_share(closed: ClosedSet, word: str, rivals: Collection[str], lang: Lang
     """The share of the move `word` says among the phrases that may be meant now (`word` and `rivals`), a
     command's phrases summed ("pass" and "we're done" are one move: `move_shares`), when that move leads
     them; 0 when another does."""
-    in_play = [i for i, phrase in enumerate(closed.phrases) if phrase == word or phrase in rivals]
-    if word not in (closed.phrases[i] for i in in_play):
+    if word not in closed.phrases:
         return 0.0
-    top = closed.logits[in_play[0]]
-    weights = {closed.phrases[i]: math.exp(closed.logits[i] - top) for i in in_play}
-    total = sum(weights.values())
-    moves = move_shares({phrase: weight / total for phrase, weight in weights.items()}, lang)
+    logits = {p: logit for p, logit in zip(closed.phrases, closed.logits, strict=True) if p == word or p in rivals}
+    moves = move_shares(softmax(logits), lang)
     return moves[word] if moves[word] >= max(moves.values()) else 0.0
 
 
