@@ -796,6 +796,47 @@ def test_the_same_unsure_words_denied_as_a_command_are_not_asked_again() -> None
     assert host.pending_candidates == [cards[0]] and kinds(game, before) == []
 
 
+def test_the_same_garble_denied_and_heard_again_meets_sorry_not_silence() -> None:
+    """ "orelha" heard "End turn." twice over, asked about and denied the first time: the second time the
+    scores, the pass set aside, put no card near asking, yet the table must know the host heard it ("Fim."
+    met with silence in a pt-PT game)."""
+    host, said, game = table("classic-en")
+    host.hear("music, two")
+    cards = tuple(game.visible_cards())
+    phrases = ("pass", *cards)
+    logits = (-1.0, *(0.0 for _ in cards))  # the pass set aside, no card stands out
+    unsure = Heard("End turn.", 0.2, closed=ClosedSet(phrases, logits, logits, tuple(0.0 for _ in phrases)))
+    host.hear(unsure)
+    assert "end turn" in said.lines[-1].lower() and host.question is not None
+    host.hear("no")
+    before, count = len(game.events), len(said.lines)
+    host.hear(unsure)
+    assert said.since(count) == ["Sorry?"] and kinds(game, before) == [] and host.question is None
+
+
+@pytest.mark.parametrize("listening", [ListenMode.OPEN, ListenMode.ADDRESSED])
+def test_a_sentence_met_with_silence_and_said_again_is_answered_sorry(listening: ListenMode) -> None:
+    """MBROLA pt1's "janela, dois" came out "que se tinha, que se havia" four times and met silence four times:
+    talk once, but the same sentence again right after is said to the host, in the open way. Thinking aloud
+    in two words ("I don't know"), a line in between, or the addressed way (moves are said to the host by
+    name there) keep their silence."""
+    host, said, game = table("classic-en")
+    host.listening = listening
+    garble = "the bridges of the river are cold"
+    count = len(said.lines)
+    host.hear(garble)
+    assert said.since(count) == []
+    host.hear(garble.replace("are ", ""))  # the noise changed a word
+    assert said.since(count) == (["Sorry?"] if listening is ListenMode.OPEN else [])
+    host.hear(garble)  # after a "Sorry?", as after silence
+    assert said.since(count) == (["Sorry?", "Sorry?"] if listening is ListenMode.OPEN else [])
+    host.listening = ListenMode.OPEN
+    count = len(said.lines)
+    for line in ("I don't know", "I don't know", garble, "we could say something about the sea", garble):
+        host.hear(line)
+    assert said.since(count) == [] and kinds(game)[-1] == "game_started"
+
+
 def test_a_no_sets_a_move_aside_for_the_next_line_only() -> None:
     """A "yes" misheard as "no" must not lock a card out: after a line in between, the garble is asked about
     what the scores put first again."""

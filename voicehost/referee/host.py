@@ -124,6 +124,7 @@ class Host:
         self._denied = Denied()  # what the table just answered "no" to (`Moment.denied`), for the next line only
         self._let_be: tuple[tuple[tuple[str, float], ...], ...] = ()  # the beliefs of the lines just let be
         self._clue_let_be: tuple[tuple[str, tuple[tuple[int | None, float], ...]], ...] = ()  # as clues
+        self._let_be_text = ""  # the words of the line just let be, for the next line to be heard as its repeat
         self._heard_since_clue = 0  # utterances taken up since the last clue was given: a correction comes first
 
     # ---- what the table sees and hears --------------------------------------------------------
@@ -182,6 +183,7 @@ class Host:
                 denied_commands=self._denied.commands,
                 let_be=_summed(self._let_be),
                 clue_let_be=self._clue_let_be,
+                let_be_text=self._let_be_text,
                 listening=self.listening,
                 host_names=names,
                 correctable=last is not None
@@ -293,6 +295,7 @@ class Host:
         self.attention = taken.verdict
         self._heard_since_clue += 1
         question = self.question
+        self._let_be_text = taken.reading.text if _let_be(taken) and question is None else ""
         if _let_be(taken) and question is None:
             belief, clue = let_be_belief(taken), let_be_clue(taken)
             self._let_be = () if belief is None else (*let_be[1 - LET_BE_LINES :], belief)
@@ -419,7 +422,7 @@ class Host:
         self.announce = announcer_for(self.game, self.p, key_pages=self.settings.key_pages)
         self.question = None
         self._denied = Denied()
-        self._let_be, self._clue_let_be = (), ()
+        self._let_be, self._clue_let_be, self._let_be_text = (), (), ""
         self.record(self.game.events)
         self.start()
 

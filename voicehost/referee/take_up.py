@@ -10,6 +10,7 @@ words read once (`Reading`), the decision (`voicehost.decision.decide`), the att
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Final
 
 from voicehost.decision import calibration, decide, ending_near
 from voicehost.decision.cards import UNCLEAR_SHARE, belief_of
@@ -106,7 +107,8 @@ def take_up(heard: Heard, moment: Moment) -> TakenUp:
         form = replace(form, talk=False)
     if isinstance(understood, HeardCorrection | HeardSide):
         form = replace(form, talk=False)  # "no, fruit": the spymaster correcting the clue; "player A": no talk
-    if form.talk and _denied_again(heard, reading):
+    denied_again = (form.talk or isinstance(understood, NotUnderstood)) and _denied_again(heard, reading)
+    if form.talk and denied_again:
         form = replace(form, talk=False)  # "Eu não posto." taken up as "passo?" and denied: still a move, heard again
     garbled_ending = (
         moment.awaited is Awaited.OVER
@@ -115,7 +117,12 @@ def take_up(heard: Heard, moment: Moment) -> TakenUp:
     )
     if garbled_ending:
         form = replace(form, talk=False)  # "Sai na tua jogo.": "sair do jogo" garbled past taking, by the scores
-    move_shaped = garbled_ending or _move_shaped(form, understood, reading)
+    # "Fim." for "orelha", just asked back as "Fim?" and denied, then heard so again: no silence for it
+    move_shaped = (
+        garbled_ending
+        or _move_shaped(form, understood, reading)
+        or (denied_again and isinstance(understood, NotUnderstood))
+    )
     verdict = attend(
         form,
         understood,
@@ -129,10 +136,33 @@ def take_up(heard: Heard, moment: Moment) -> TakenUp:
     )
     if named is Attention.ASK_BACK and verdict is Attention.IGNORE and move_shaped:
         verdict = Attention.SORRY  # likely said to the host, and like a move: the player must know it was heard
+    if verdict is Attention.IGNORE and repeats_let_be(reading):
+        verdict = Attention.SORRY  # the same garble again: someone waits for the host, who must say it heard them
     if verdict is Attention.IGNORE and card_in_talk(form, understood, reading):
         verdict = Attention.ASK_BACK  # "and generally I am the main problem." scored ENGINEER: "ENGINEER?"
     hedge = verdict is Attention.ASK_BACK or (named is Attention.ASK_BACK and verdict is Attention.TAKE)
     return TakenUp(heard, form, reading, hedged(understood) if hedge else understood, verdict, hedge, named)
+
+
+MIN_REPEATED_WORDS: Final = 3
+"""A line says the one just let be again when it has at least this many distinct words that could name
+something, and either line's words are all in the other: a sentence said twice in a row, word for word
+but for what the noise changed. Fewer would take "I don't know ... I don't know", thinking aloud, for it."""
+
+
+def repeats_let_be(reading: Reading) -> bool:
+    """Whether the line says again the line the host just met with silence or "Sorry?" (`Moment.let_be_text`),
+    in the open way with nothing asked. A player met with silence says the move again, and Whisper writes the
+    same garble each time (MBROLA pt1's "janela, dois", four times "que se tinha, que se havia", read as talk
+    and met with silence four times): the same sentence twice in a row is said to the host, and the table
+    must know the host heard it. Table talk seldom repeats itself word for word."""
+    moment = reading.moment
+    if not moment.let_be_text or moment.asked or moment.over_host or moment.listening is not ListenMode.OPEN:
+        return False
+    now = set(content_words(reading.text, moment.lang))
+    before = set(content_words(moment.let_be_text, moment.lang))
+    shorter, longer = sorted((now, before), key=len)
+    return len(shorter) >= MIN_REPEATED_WORDS and shorter <= longer
 
 
 def _denied_again(heard: Heard, reading: Reading) -> bool:

@@ -52,6 +52,7 @@ class Moment:
     # phrase, log-shares summed (`voicehost.decision.cards.belief_of`): the same move said again adds up
     clue_let_be: tuple[tuple[str, tuple[tuple[int | None, float], ...]], ...] = ()  # while a clue is awaited:
     # each line let be as a clue, its word and its numbers' log-shares (`voicehost.decision.clues.number_belief`)
+    let_be_text: str = ""  # the words of the line just met with silence or "Sorry?", for a line saying it again
     listening: ListenMode = ListenMode.OPEN
     host_names: tuple[str, ...] = ()  # every name the host answers to, the one it tells players first
     over_host: bool = False  # the host is talking: only a player's "stop" counts, the rest is its echo
