@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         "align p50 ms",
         "align p90 ms",
     ]
-    print(header(" ".join(["-m bench.examples_cost", *(argv if argv is not None else sys.argv[1:])])))
+    print(header(" ".join(argv if argv is not None else sys.argv[1:]), "python -m bench.examples_cost"))
     print()
     print(table(headers, rows))
     print(

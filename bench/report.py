@@ -107,8 +107,8 @@ def load_average() -> str:
     return f"{os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else "unknown"
 
 
-def header(options: str) -> str:
-    """Date, machine and software, as a short list above the tables."""
+def header(options: str, program: str = "python -m bench") -> str:
+    """Date, machine and software, as a short list above the tables; `program` and its `options` ran them."""
     cores = os.cpu_count() or 0
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else cores
     memory = memory_mb()
@@ -125,6 +125,6 @@ def header(options: str) -> str:
         f"faster-whisper {_version('faster-whisper')}, ctranslate2 {_version('ctranslate2')}, "
         f"vosk {_version('vosk')}, {_command_output('espeak-ng', '--version').split('  Data at')[0]}",
         f"- code: {commit}" + (" with uncommitted changes" if dirty else ""),
-        f"- command: `{' '.join(['python -m bench', options]).strip()}`",
+        f"- command: `{' '.join([program, options]).strip()}`",
     ]
     return "\n".join(lines)
