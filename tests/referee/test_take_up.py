@@ -441,6 +441,7 @@ def test_the_addressed_way_hints_only_at_a_card_the_open_way_would_act_on(said: 
         ("Garten Nein", True, ListenMode.OPEN, Attention.IGNORE),  # while guessing, the cards' scores decide
         ("we should have gone with the other one I think", False, ListenMode.OPEN, Attention.IGNORE),  # talk
         ("hmm okay", False, ListenMode.OPEN, Attention.IGNORE),  # no word that could name anything
+        ("I'm sorry.", False, ListenMode.OPEN, Attention.IGNORE),  # one word: a scrap of the room's talk
     ],
 )
 def test_a_short_line_heard_while_a_clue_is_awaited_is_answered_not_met_with_silence(
