@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 import wave
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -260,17 +261,32 @@ def test_announcements_play_in_order_and_are_printed() -> None:
     assert mouth.played == 3
 
 
+class WatchedOutput(FakeOutput):
+    """Records, as each announcement starts and ends playing, what `watch` says then (on the mouth's own
+    thread, so the record does not race the hand-over from one announcement to the next)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.watch: Callable[[], bool] = lambda: True
+        self.seen: list[bool] = []
+
+    def play(self, audio: Audio, rate: int, cancel: threading.Event) -> bool:
+        self.seen.append(self.watch())
+        heard = super().play(audio, rate, cancel)
+        self.seen.append(self.watch())
+        return heard
+
+
 def test_speaking_is_true_while_anything_is_queued_then_false() -> None:
-    output = FakeOutput()
+    output = WatchedOutput()
     mouth, _, _ = make_mouth(FakeSynthesizer(), output)
+    output.watch = lambda: mouth.speaking
     assert not mouth.speaking
     mouth.say("one")
     assert mouth.speaking  # at once: the echo gate must know before the first sample plays
     mouth.say("two")
-    seen = []
-    while not mouth.wait_idle(0.001):
-        seen.append(mouth.speaking)
-    assert all(seen)  # not flickering between two queued announcements
+    assert mouth.wait_idle(10)
+    assert output.seen == [True] * 4  # not flickering between two queued announcements (the start of "two")
     assert not mouth.speaking and len(output.played) == 2
     mouth.close()
 
