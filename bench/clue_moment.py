@@ -64,8 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for condition_name in dict.fromkeys(key[0] for key in tally):
         for kind in KINDS:
-            n = sum(tally[(condition_name, kind, reply)] for reply in REPLIES)
             counts = [tally[(condition_name, kind, reply)] for reply in REPLIES]
+            n = sum(counts)
             rows.append([condition_name, kind, n, *(f"{c} ({percent(c, n)} %)" for c in counts)])
     print(header(" ".join(argv if argv is not None else sys.argv[1:]), "python -m bench.clue_moment"))
     print("\n## Lines heard while a clue is awaited\n")

@@ -295,8 +295,9 @@ class Host:
         self.attention = taken.verdict
         self._heard_since_clue += 1
         question = self.question
-        self._let_be_text = taken.reading.text if _let_be(taken) and question is None else ""
-        if _let_be(taken) and question is None:
+        let_be_now = _let_be(taken) and question is None
+        self._let_be_text = taken.reading.text if let_be_now else ""
+        if let_be_now:
             belief, clue = let_be_belief(taken), let_be_clue(taken)
             self._let_be = () if belief is None else (*let_be[1 - LET_BE_LINES :], belief)
             self._clue_let_be = () if clue is None else (*clue_let_be[1 - LET_BE_LINES :], clue)
