@@ -146,6 +146,38 @@ def test_a_clue_whose_number_is_sure_is_taken_at_once_by_ear() -> None:
     assert (game.events[-1]["word"], game.events[-1]["number"]) == ("mewsic", 2)
 
 
+@pytest.mark.parametrize(
+    ("board", "text", "word"),
+    [
+        ("classic-pt-PT", "Tá bem, um monte.", "Tá bem,"),
+        ("classic-pt-PT", "Até em dois fúbios.", "Até em"),
+        ("classic-en", "And in two of them.", "And in"),
+        ("classic-it", "Di petti.", "Di"),
+    ],
+)
+def test_a_function_word_is_never_a_clues_word_by_ear(board: str, text: str, word: str) -> None:
+    """In a din the others' talk comes out with a number scored sure after a word no spymaster gives ("Tá
+    bem, um monte." as the clue "bem, 1"): no clue is given nor asked back."""
+    host, _said, game = table(board)
+    numbers = ClueNumbers(word, -0.5, 2, (2, 1, 3), (-1.0, -6.0, -9.0), -1.5)
+    host.hear(Heard(text, 0.3, numbers=numbers))
+    assert kinds(game) == ["game_started"] and host.pending_clue is None
+
+
+@pytest.mark.parametrize(
+    ("board", "text"), [("classic-pt-PT", "bem, 1"), ("classic-en", "in, 2"), ("classic-it", "di, 4")]
+)
+def test_a_function_word_transcribed_as_a_clue_is_no_clue_by_voice_but_typed_the_rules_judge_it(
+    board: str, text: str
+) -> None:
+    """Heard, "bem, 1" is talk in a din; typed, it is what the spymaster wrote, and the host takes it."""
+    host, _said, game = table(board)
+    host.hear(Heard(text, 0.9))
+    assert kinds(game) == ["game_started"] and host.pending_clue is None
+    host.hear(text)
+    assert kinds(game) == ["game_started", "clue"]
+
+
 def _garbled_clue(text: str, number: int) -> Heard:
     """A clue heard in a din: its word first, its number the first scored (0.87 of the belief) but the free
     transcript explaining the rest of the audio far better (5.6 nats): alone, no clue."""

@@ -21,6 +21,7 @@ from voicehost.understanding import (
     Action,
     HeardClue,
     Intent,
+    NotUnderstood,
     SpokenClue,
     Understanding,
     normalize,
@@ -31,7 +32,7 @@ from voicehost.understanding.clues import clue_word_in
 from voicehost.understanding.reading import Reading
 from voicehost.understanding.results import Phase
 from voicehost.understanding.sides import side_first
-from voicehost.understanding.talk import content_words, is_host_name
+from voicehost.understanding.talk import content_words, is_host_name, names_a_clue
 
 AGREEMENT_CONFIDENCE: Final = 0.95
 """A clue number the transcript and the scores agree on."""
@@ -47,6 +48,21 @@ class UnwrittenNumber:
     gap: float  # nats a clue's number explains the rest of the audio worse than the free transcript does
 
 
+def transcript_reading(reading: Reading) -> Understanding:
+    """The transcript's own reading of a line, save a clue heard by voice whose word no spymaster gives
+    (`names_a_clue`: "bem, 1", "até, 1" are the others' talk in a din): that is no clue, and the line is
+    weighed as any line the transcript makes nothing of. Typed, every clue stands for the rules to judge."""
+    said = reading.said
+    if (
+        reading.confidence is not None
+        and isinstance(said, HeardClue)
+        and not said.clue.spelled
+        and not names_a_clue(said.clue.word, reading.moment.lang)
+    ):
+        return NotUnderstood(reading.text, Action.REPROMPT, 0.0)
+    return said
+
+
 def unwritten_number(heard: Heard, reading: Reading) -> UnwrittenNumber | None:
     """What the clue gate weighs of the line; None when it weighs nothing: the line is no clue whatever its
     scores (a command, a number alone), or its transcript writes the number itself."""
@@ -55,7 +71,7 @@ def unwritten_number(heard: Heard, reading: Reading) -> UnwrittenNumber | None:
 
 
 def _unwritten(numbers: ClueNumbers, reading: Reading) -> UnwrittenNumber | None:
-    if isinstance(reading.said, HeardClue):
+    if isinstance(transcript_reading(reading), HeardClue):
         return None
     return UnwrittenNumber(_best(numbers)[1], numbers.whole_logprob - numbers.word_logprob - numbers.logprobs[0])
 
@@ -63,7 +79,7 @@ def _unwritten(numbers: ClueNumbers, reading: Reading) -> UnwrittenNumber | None
 def _clue_numbers(heard: Heard, reading: Reading) -> ClueNumbers | None:
     """The scores of the line's number, unless the line cannot be a clue: a command, or a number said alone
     ("un musicato" is not the clue "un")."""
-    said, numbers, lang = reading.said, heard.numbers, reading.moment.lang
+    said, numbers, lang = transcript_reading(reading), heard.numbers, reading.moment.lang
     if numbers is None or said.intent is Intent.COMMAND:
         return None
     alone = understand(numbers.word, phase=Phase.CLUE, cards=(), lang=lang)
@@ -81,7 +97,7 @@ def admitted(weighed: UnwrittenNumber, model: Calibration) -> bool:
 
 def clue_verdict(heard: Heard, reading: Reading, model: Calibration | None = None) -> Understanding:
     """The clue the scores of its number make of the utterance, or the transcript's own reading."""
-    said, model = reading.said, model or calibration()
+    said, model = transcript_reading(reading), model or calibration()
     numbers = _clue_numbers(heard, reading)
     if numbers is None:
         return said
@@ -118,6 +134,8 @@ def _clue_word(numbers: ClueNumbers, reading: Reading) -> tuple[str | None, bool
         said_word = first[1] if first is not None else said_word
     word, spelled = clue_word_in(said_word, lang)
     if word is None or is_host_name(word, lang, reading.moment.host_names):
+        return None, False
+    if not spelled and not names_a_clue(word, lang):  # "Tá bem, um monte.": "bem" is no clue's word
         return None, False
     return word, spelled
 

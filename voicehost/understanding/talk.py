@@ -147,6 +147,13 @@ def content_words(text: str, lang: Lang) -> tuple[str, ...]:
     return tuple(key for key in keys if (key,) not in dropped and key not in _starter_words(lang))
 
 
+def names_a_clue(text: str, lang: Lang) -> bool:
+    """Whether the words said for a clue's word could be one: a content word that is no function word
+    (`Vocabulary.function_words`). "bem", "até em" are heard in talk far more than any spymaster gives them."""
+    function_words = vocabulary(lang).function_words
+    return any(word not in function_words for word in content_words(text, lang))
+
+
 def _number_tail(keys: tuple[str, ...], lang: Lang) -> int:
     """How many of the last words say a clue's number ("dois", "2", "senza limiti"); 0 when none do."""
     vocab = vocabulary(lang)

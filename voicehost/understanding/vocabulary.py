@@ -55,6 +55,7 @@ class Vocabulary:
     scored_commands: Mapping[str, Command]  # read-only commands' and a pass's phrases scored while guessing
     sides: Mapping[str, Side]  # Duet: a side's spoken names, folded ("be" for "bê")
     side_leads: frozenset[str]  # words said before a side's name ("fui eu, o ...")
+    function_words: frozenset[str]  # never a clue's word: prepositions, pronouns, auxiliaries ("em", "bem")
 
     @property
     def scored_phrases(self) -> frozenset[str]:
@@ -247,7 +248,15 @@ def _build(lang: Lang, table: Mapping[str, Any]) -> Vocabulary:
         scored_commands=_scored_commands(table, where),
         sides=_sides(table, where),
         side_leads=frozenset(fold_text(word) for word in strings(table, "side_leads", where)),
+        function_words=_single_words(phrases("function_words"), "function_words", where),
     )
+
+
+def _single_words(listed: list[tuple[str, ...]], name: str, where: str) -> frozenset[str]:
+    """A list of words, one word each, as compared."""
+    if any(len(key) != 1 for key in listed):
+        raise ValueError(f"{where}: {name!r} lists single words")
+    return frozenset(key[0] for key in listed)
 
 
 def _scored_words(table: Mapping[str, Any], where: str) -> dict[Command, str]:
