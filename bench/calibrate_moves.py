@@ -40,7 +40,7 @@ from voicehost.decision import Calibration, calibration, decide
 from voicehost.decision.calibration import use
 from voicehost.decision.cards import answer_in_words
 from voicehost.decision.clues import clue_share, unwritten_number
-from voicehost.decision.decide import lead_share
+from voicehost.decision.decide import command_rivals, lead_share
 from voicehost.decision.endings import ending_gap, ending_verdict
 from voicehost.referee.attention import Attention
 from voicehost.referee.take_up import take_up
@@ -302,7 +302,7 @@ def _scored_share(heard: Any, moment: Moment, word: str) -> float:
     vocab = vocabulary(moment.lang)
     yes_no = {vocab.scored_words[c] for c in (Command.YES, Command.NO)}
     # "yes" leads every card; "pass" every card and every read-only command scored beside them
-    rivals = {*moment.scored_cards, *yes_no} if moment.answering else {*moment.cards, *vocab.scored_phrases}
+    rivals = {*moment.scored_cards, *yes_no} if moment.answering else command_rivals(moment)
     return lead_share(heard.closed, word, rivals, moment.lang)
 
 

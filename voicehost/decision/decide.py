@@ -50,9 +50,15 @@ def confirmed_by_scores(heard: Heard, said: Understanding, moment: Moment, model
     word = vocabulary(moment.lang).scored_words.get(said.command)
     if word is None:
         return said
-    rivals = (*moment.cards, *vocabulary(moment.lang).scored_phrases)
-    share = lead_share(heard.closed, word, rivals, moment.lang)
+    share = lead_share(heard.closed, word, command_rivals(moment), moment.lang)
     return replace(said, action=Action.ACCEPT) if share > 0 and share >= model.pass_share else said
+
+
+def command_rivals(moment: Moment) -> frozenset[str]:
+    """What a command scored beside the cards must lead while a team guesses: every card that may be meant
+    and every phrase scored beside them ("yes", "no", "pass", the read-only commands). One list for the
+    decision and the calibration that fits its points (`bench.calibrate_moves`)."""
+    return frozenset((*moment.cards, *vocabulary(moment.lang).scored_phrases))
 
 
 def lead_share(closed: ClosedSet, word: str, rivals: Collection[str], lang: Lang) -> float:
