@@ -40,9 +40,10 @@ from voicehost.referee.effects import (
     Timer,
     Whisper,
 )
+from voicehost.referee.let_be import LetBe, let_be
 from voicehost.referee.questions import ConfirmGuess, Question
 from voicehost.referee.rulings import PendingClue
-from voicehost.referee.take_up import TakenUp, heard_afresh, let_be_belief, let_be_clue, take_up, unclear_answer
+from voicehost.referee.take_up import TakenUp, heard_afresh, take_up, unclear_answer
 from voicehost.referee.timer import SandTimer
 from voicehost.referee.view import HostSettings, View
 from voicehost.understanding import Action, Command, Grid, HeardCommand, HeardGuess, NotUnderstood
@@ -67,19 +68,6 @@ AWAITED = {
 }
 ALTERNATIVE_SHARE = 0.1
 """A recognizer's runner-up card below this share of its belief is not worth offering."""
-LET_BE_LINES = 2
-"""How many lines let be in a row the next line is heard with (`Moment.let_be`): a player met with silence
-says the move again, and the bench's players give up on a move after four tries."""
-
-
-def _let_be(taken: TakenUp) -> bool:
-    """Whether the host lets the line be: silence, "Sorry?", or (said to the host, the addressed way) "I did
-    not catch that, say a card": each time the player says the move again, so what it made of each card
-    is kept for the next line. MBROLA pt1's "apresentador, orelha", met with "Não percebi" four times,
-    scored ORELHA first each time, each too low to ask alone."""
-    if taken.verdict in (Attention.IGNORE, Attention.SORRY):
-        return True
-    return taken.verdict is Attention.TAKE and isinstance(taken.understood, NotUnderstood)
 
 
 class Host:
@@ -122,9 +110,7 @@ class Host:
         self._reasked = False  # the pending question was asked again after an interjection (once only)
         self._unclear: str | None = None  # the card the line just answered "Sorry?" came near (`Moment.unclear`)
         self._denied = Denied()  # what the table just answered "no" to (`Moment.denied`), for the next line only
-        self._let_be: tuple[tuple[tuple[str, float], ...], ...] = ()  # the beliefs of the lines just let be
-        self._clue_let_be: tuple[tuple[str, tuple[tuple[int | None, float], ...]], ...] = ()  # as clues
-        self._let_be_text = ""  # the words of the line just let be, for the next line to be heard as its repeat
+        self._let_be = LetBe()  # the lines just let be in a row
         self._heard_since_clue = 0  # utterances taken up since the last clue was given: a correction comes first
 
     # ---- what the table sees and hears --------------------------------------------------------
@@ -181,9 +167,9 @@ class Host:
                 unclear=self._unclear,
                 denied=self._denied.cards,
                 denied_commands=self._denied.commands,
-                let_be=_summed(self._let_be),
-                clue_let_be=self._clue_let_be,
-                let_be_text=self._let_be_text,
+                let_be=self._let_be.summed,
+                clue_let_be=self._let_be.clues,
+                let_be_text=self._let_be.text,
                 listening=self.listening,
                 host_names=names,
                 correctable=last is not None
@@ -290,17 +276,12 @@ class Host:
         taken = take_up(heard, moment)
         self._unclear = None  # only the line right after a "Sorry?" is heard as its repeat
         self._denied = Denied()  # only the line right after a "no" is heard with what was denied set aside
-        let_be, self._let_be = self._let_be, ()  # only lines let be in a row are heard together
-        clue_let_be, self._clue_let_be = self._clue_let_be, ()
+        before, self._let_be = self._let_be, LetBe()  # only lines let be in a row are heard together
         self.attention = taken.verdict
         self._heard_since_clue += 1
         question = self.question
-        let_be_now = _let_be(taken) and question is None
-        self._let_be_text = taken.reading.text if let_be_now else ""
-        if let_be_now:
-            belief, clue = let_be_belief(taken), let_be_clue(taken)
-            self._let_be = () if belief is None else (*let_be[1 - LET_BE_LINES :], belief)
-            self._clue_let_be = () if clue is None else (*clue_let_be[1 - LET_BE_LINES :], clue)
+        if let_be(taken) and question is None:
+            self._let_be = before.after(taken)
         if taken.verdict is Attention.IGNORE:
             if question is not None and not self._reasked and taken.form.talk:
                 self._reasked = True  # an interjection while a question waits: asked again, once
@@ -341,7 +322,7 @@ class Host:
         sorry = taken.verdict is Attention.SORRY and covered is None
         if sorry:
             understood = taken.understood
-        if (sorry or _let_be(taken)) and isinstance(understood, NotUnderstood):
+        if (sorry or let_be(taken)) and isinstance(understood, NotUnderstood):
             # the card it came near, for the line right after a "Sorry?" (or the addressed way's "I did not
             # catch that") to be heard as its repeat
             self._unclear = understood.nearest
@@ -423,7 +404,7 @@ class Host:
         self.announce = announcer_for(self.game, self.p, key_pages=self.settings.key_pages)
         self.question = None
         self._denied = Denied()
-        self._let_be, self._clue_let_be, self._let_be_text = (), (), ""
+        self._let_be = LetBe()
         self.record(self.game.events)
         self.start()
 
@@ -499,12 +480,3 @@ class Host:
         self._on_events(game, events)
         self.say(f"{intro} {self.announce.describe(events)}")
         self.after_change()
-
-
-def _summed(beliefs: Sequence[tuple[tuple[str, float], ...]]) -> tuple[tuple[str, float], ...]:
-    """The log-shares of several lines' beliefs added up, phrase by phrase."""
-    total: dict[str, float] = {}
-    for belief in beliefs:
-        for phrase, value in belief:
-            total[phrase] = total.get(phrase, 0.0) + value
-    return tuple(total.items())

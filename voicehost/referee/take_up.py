@@ -13,8 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from voicehost.decision import calibration, decide, ending_near
-from voicehost.decision.cards import UNCLEAR_SHARE, belief_of
-from voicehost.decision.clues import number_belief
+from voicehost.decision.cards import UNCLEAR_SHARE
 from voicehost.ears.heard import Heard
 from voicehost.referee.attention import Attention, attend, hedged
 from voicehost.understanding import (
@@ -176,25 +175,6 @@ def _denied_again(heard: Heard, reading: Reading) -> bool:
     if isinstance(before, HeardCommand):
         return before.command in moment.denied_commands
     return isinstance(before, HeardGuess) and before.card in moment.denied
-
-
-def let_be_belief(taken: TakenUp) -> tuple[tuple[str, float], ...] | None:
-    """What a line the host lets be (silence, or "Sorry?") made of each phrase, for the next line to be heard
-    with (`Moment.let_be`); None when it holds nothing of a guess (no scores of the cards, a question
-    waiting, the host talking)."""
-    moment = taken.reading.moment
-    if not moment.guessing or moment.asked or moment.over_host:
-        return None
-    return belief_of(taken.heard, taken.reading, calibration())
-
-
-def let_be_clue(taken: TakenUp) -> tuple[str, tuple[tuple[int | None, float], ...]] | None:
-    """What a line the host lets be while a clue is awaited made of the clue it may be (its word, its
-    numbers), for the next line to be heard with (`Moment.clue_let_be`); None when it holds none."""
-    moment = taken.reading.moment
-    if moment.awaited is not Awaited.CLUE or moment.asked or moment.over_host:
-        return None
-    return number_belief(taken.heard, taken.reading)
 
 
 def correction(reading: Reading) -> HeardCorrection | None:
