@@ -178,6 +178,17 @@ def test_a_function_word_transcribed_as_a_clue_is_no_clue_by_voice_but_typed_the
     assert kinds(game) == ["game_started", "clue"]
 
 
+@pytest.mark.parametrize(
+    ("board", "text"), [("classic-pt-PT", "pelo, 1"), ("classic-en", "x, 1"), ("classic-it", "era, 2")]
+)
+def test_a_noun_that_is_also_a_small_word_and_a_letter_stay_clues_by_voice(board: str, text: str) -> None:
+    """ "pelo" (hair) and "era" are nouns a spymaster gives; "x: 1" for RAIO is a clue by the rules: heard,
+    each is a clue (given or asked back), not a line let be."""
+    host, _said, game = table(board)
+    host.hear(Heard(text, 0.9))
+    assert kinds(game) == ["game_started", "clue"] or host.pending_clue is not None
+
+
 def _garbled_clue(text: str, number: int) -> Heard:
     """A clue heard in a din: its word first, its number the first scored (0.87 of the belief) but the free
     transcript explaining the rest of the audio far better (5.6 nats): alone, no clue."""

@@ -149,7 +149,8 @@ def content_words(text: str, lang: Lang) -> tuple[str, ...]:
 
 def names_a_clue(text: str, lang: Lang) -> bool:
     """Whether the words said for a clue's word could be one: a content word that is no function word
-    (`Vocabulary.function_words`). "bem", "até em" are heard in talk far more than any spymaster gives them."""
+    (`Vocabulary.function_words`). "bem", "até em" are heard in talk far more than any spymaster gives them;
+    a letter may be a clue ("x: 1" for RAIO), and is one here."""
     function_words = vocabulary(lang).function_words
     return any(word not in function_words for word in content_words(text, lang))
 
