@@ -21,7 +21,6 @@ from voicehost.understanding import (
     Action,
     HeardClue,
     Intent,
-    NotUnderstood,
     SpokenClue,
     Understanding,
     normalize,
@@ -48,21 +47,6 @@ class UnwrittenNumber:
     gap: float  # nats a clue's number explains the rest of the audio worse than the free transcript does
 
 
-def transcript_reading(reading: Reading) -> Understanding:
-    """The transcript's own reading of a line, save a clue heard by voice whose word no spymaster gives
-    (`names_a_clue`: "bem, 1", "até, 1" are the others' talk in a din): that is no clue, and the line is
-    weighed as any line the transcript makes nothing of. Typed, every clue stands for the rules to judge."""
-    said = reading.said
-    if (
-        reading.confidence is not None
-        and isinstance(said, HeardClue)
-        and not said.clue.spelled
-        and not names_a_clue(said.clue.word, reading.moment.lang)
-    ):
-        return NotUnderstood(reading.text, Action.REPROMPT, 0.0)
-    return said
-
-
 def unwritten_number(heard: Heard, reading: Reading) -> UnwrittenNumber | None:
     """What the clue gate weighs of the line; None when it weighs nothing: the line is no clue whatever its
     scores (a command, a number alone), or its transcript writes the number itself."""
@@ -71,7 +55,7 @@ def unwritten_number(heard: Heard, reading: Reading) -> UnwrittenNumber | None:
 
 
 def _unwritten(numbers: ClueNumbers, reading: Reading) -> UnwrittenNumber | None:
-    if isinstance(transcript_reading(reading), HeardClue):
+    if isinstance(reading.voiced, HeardClue):
         return None
     return UnwrittenNumber(_best(numbers)[1], numbers.whole_logprob - numbers.word_logprob - numbers.logprobs[0])
 
@@ -79,7 +63,7 @@ def _unwritten(numbers: ClueNumbers, reading: Reading) -> UnwrittenNumber | None
 def _clue_numbers(heard: Heard, reading: Reading) -> ClueNumbers | None:
     """The scores of the line's number, unless the line cannot be a clue: a command, or a number said alone
     ("un musicato" is not the clue "un")."""
-    said, numbers, lang = transcript_reading(reading), heard.numbers, reading.moment.lang
+    said, numbers, lang = reading.voiced, heard.numbers, reading.moment.lang
     if numbers is None or said.intent is Intent.COMMAND:
         return None
     alone = understand(numbers.word, phase=Phase.CLUE, cards=(), lang=lang)
@@ -97,7 +81,7 @@ def admitted(weighed: UnwrittenNumber, model: Calibration) -> bool:
 
 def clue_verdict(heard: Heard, reading: Reading, model: Calibration | None = None) -> Understanding:
     """The clue the scores of its number make of the utterance, or the transcript's own reading."""
-    said, model = transcript_reading(reading), model or calibration()
+    said, model = reading.voiced, model or calibration()
     numbers = _clue_numbers(heard, reading)
     if numbers is None:
         return said

@@ -16,7 +16,7 @@ from dataclasses import replace
 from engine.lang import Lang
 from voicehost.decision.calibration import Calibration, calibration
 from voicehost.decision.cards import card_verdict, move_shares, no_first, softmax
-from voicehost.decision.clues import clue_verdict, transcript_reading
+from voicehost.decision.clues import clue_verdict
 from voicehost.decision.endings import ending_verdict
 from voicehost.decision.stops import is_stop
 from voicehost.decision.undo import undo_near
@@ -96,7 +96,7 @@ def pause_heard_as_pass(said: HeardCommand, moment: Moment) -> HeardCommand | No
 def decide(heard: Heard, reading: Reading, model: Calibration | None = None) -> Understanding:
     """What the utterance means now (`reading`: its words in the moment, the host's name taken off)."""
     moment = reading.moment
-    said = reading.said if moment.guessing else transcript_reading(reading)
+    said = reading.said if moment.guessing else reading.voiced
     if moment.over_host:
         if is_stop(heard, reading):
             return HeardCommand(reading.text, Action.ACCEPT, 1.0, Command.STOP_TALKING)

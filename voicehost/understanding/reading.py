@@ -15,8 +15,9 @@ from functools import cached_property
 from engine.pieces import Side
 from voicehost.understanding.moment import Moment
 from voicehost.understanding.recognize import understand
-from voicehost.understanding.results import Action, Phase, Understanding
+from voicehost.understanding.results import Action, HeardClue, NotUnderstood, Phase, Understanding
 from voicehost.understanding.sides import side_named
+from voicehost.understanding.talk import names_a_clue
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,6 +47,21 @@ class Reading:
             asr_confidence=self.confidence,
             grid=moment.grid,
         )
+
+    @cached_property
+    def voiced(self) -> Understanding:
+        """`said`, save a clue heard by voice whose word no spymaster gives (`names_a_clue`: "bem, 1", "até,
+        1" are the others' talk in a din): that is no clue, and the line is weighed as any line the
+        transcript makes nothing of. Typed, every clue stands for the rules to judge."""
+        said = self.said
+        if (
+            self.confidence is not None
+            and isinstance(said, HeardClue)
+            and not said.clue.spelled
+            and not names_a_clue(said.clue.word, self.moment.lang)
+        ):
+            return NotUnderstood(self.text, Action.REPROMPT, 0.0)
+        return said
 
     @cached_property
     def named(self) -> Understanding:
