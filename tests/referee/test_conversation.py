@@ -317,8 +317,28 @@ def test_an_answer_half_heard_gets_the_question_once_more(lang: str, garbled: st
     count = len(said.lines)
     host.hear(Heard(garbled, 0.2))  # "yes" said, come out as nothing the host knows
     assert said.since(count) == [SORRY[lang], question] and host.question is not None
-    host.hear(Heard(garbled, 0.2))  # asked once more only: then the question is let go, as before
-    assert host.question is None and said.lines[-1] != question
+    count = len(said.lines)
+    host.hear(Heard(garbled, 0.2))  # asked once more only: then "Sorry?" alone, and the question still waits
+    assert said.since(count) == [SORRY[lang]] and host.question is not None
+    host.hear(YES[lang])
+    assert host.question is None and "guess" in kinds(game)
+
+
+def test_a_move_the_host_cannot_read_said_over_a_question_keeps_the_question() -> None:
+    """In a din the others' talk was asked back as a clue; the spymaster's own "garden, two" came out "Garden
+    to me." over the question: "Sorry?" and the question again, so that the spymaster's "no" answers it
+    (it dropped the question and the "no" met silence)."""
+    host, said, game = table("classic-en")
+    numbers = ClueNumbers("Drop the legs", -3.0, 2, (5, 10, 2), (-1.0, -2.5, -6.0), -2.0)
+    host.hear(Heard("Drop the legs, ten.", 0.26, numbers=numbers))
+    question = said.lines[-1]
+    assert host.pending_clue is not None
+    count = len(said.lines)
+    host.hear(Heard("Garden to me.", 0.35))
+    assert said.since(count) == [SORRY["en"], question] and host.pending_clue is not None
+    count = len(said.lines)
+    host.hear(Heard("No.", 0.9))
+    assert host.pending_clue is None and said.since(count) and kinds(game) == ["game_started"]
 
 
 @pytest.mark.parametrize("command", ["score", "whose turn is it?", "repeat"])

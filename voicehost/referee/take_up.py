@@ -31,7 +31,7 @@ from voicehost.understanding.positions import place_words
 from voicehost.understanding.reading import Reading
 from voicehost.understanding.results import HeardCorrection, HeardSide
 from voicehost.understanding.sides import side_first
-from voicehost.understanding.talk import MAX_NAME_WORDS, Form, content_words, form_of, is_host_name, name_slip
+from voicehost.understanding.talk import Form, content_words, form_of, is_host_name, name_slip
 
 
 @dataclass(frozen=True)
@@ -201,12 +201,15 @@ def heard_afresh(taken: TakenUp, moment: Moment) -> Understanding:
 
 def unclear_answer(taken: TakenUp, understood: Understanding) -> bool:
     """Whether an utterance heard while a yes-or-no question waits was an answer half heard ("sim" come
-    out "XIN"): a word or two, no talk, and no other move read in it even against every card
-    (`understood`, heard afresh). The question is then asked once more rather than dropped."""
+    out "XIN"), or a move said over the question that the host could not read: a short line
+    (`MAX_MOVE_WORDS`), no talk, and no other move read in it even against every card (`understood`, heard
+    afresh). The question is then asked once more rather than dropped: in a babble game the others' talk
+    was asked back as "Clue: drop, 5?", the spymaster's "garden, two" came out "Garden to me." and dropped
+    it, and the spymaster's "no" to it met silence."""
     if taken.form.talk or not isinstance(understood, NotUnderstood):
         return False
     words = taken.reading.text.split()
-    return 0 < len(words) <= MAX_NAME_WORDS
+    return 0 < len(words) <= MAX_MOVE_WORDS
 
 
 def name_unwritten(heard: Heard, moment: Moment) -> tuple[Attention | None, int]:
