@@ -311,13 +311,11 @@ class Host:
                 return
             if question.afresh_on_all_cards:  # not one of the offered cards: the whole table
                 understood = heard_afresh(taken, moment)
-            if question.yes_no and unclear_answer(taken, understood):
+            if question.yes_no and not self._reasked and unclear_answer(taken, understood):
                 # "CEREJA?" answered "XIN" (an answer half heard), or a move over it the host could not read:
-                # "Sorry?" and the question once more; after that "Sorry?" alone, and the question still waits
-                # for its answer (dropped, the table's "sim" heard right next met silence)
-                again = [] if self._reasked else [Ask(question, again=True)]
+                # asked once more, not dropped
                 self._reasked = True
-                self.apply([Say(self.t("input.sorry"), remember=False), *again])
+                self.apply([Say(self.t("input.sorry"), remember=False), Ask(question, again=True)])
                 return
             self.question = None
             self._reasked = False
