@@ -37,6 +37,9 @@ from bench.calibrate_moves import MovePoints, move_points
 from bench.calibrate_undo import collect_undos, undo_point, undo_summary
 from bench.calibrate_unworded import (
     collect_unworded,
+    collect_unworded_places,
+    place_point,
+    place_summary,
     talk_ask_point,
     talk_ask_summary,
     unworded_point,
@@ -495,6 +498,11 @@ def main(argv: list[str] | None = None) -> int:
         "--places-only", action="store_true", help="refit only the place model (places said and names), keep the rest"
     )
     parser.add_argument(
+        "--unworded-places-only",
+        action="store_true",
+        help="refit only the open way's point for cards named by a place the words do not say, keep the rest",
+    )
+    parser.add_argument(
         "--undo-only",
         action="store_true",
         help='refit only the point from which a garbled "undo" is taken while a clue is awaited, keep the rest',
@@ -520,6 +528,10 @@ def main(argv: list[str] | None = None) -> int:
         return _write_names(calibration(), recognizer, utterances, conditions, options)
     if options.unworded_only:
         return _write_unworded(calibration(), recognizer, utterances, conditions, options.cache, options.write, command)
+    if options.unworded_places_only:
+        every = options.places == "every"
+        said = [u for lang in langs for u in place_corpus(lang, voices_of(lang, "tune"), every=every)]
+        return _write_unworded_places(calibration(), recognizer, [*said, *utterances], conditions, options, command)
     if options.undo_only:
         return _write_undo(calibration(), recognizer, utterances, conditions, options.cache, options.write, command)
     if options.places_only:
@@ -591,8 +603,15 @@ def main(argv: list[str] | None = None) -> int:
         fitted=fitted,
         place=placed,
         example_weight=weight,
-        unworded_act=shipped.unworded_act,  # refitted on the new guess model by --unworded-only
+        # the points chosen on these models' probabilities are kept: refitted by --unworded-only,
+        # --unworded-places-only and --undo-only
+        unworded_act=shipped.unworded_act,
         unworded_words=shipped.unworded_words,
+        talk_ask=shipped.talk_ask,
+        talk_ask_words=shipped.talk_ask_words,
+        place_unworded_act=shipped.place_unworded_act,
+        place_unworded_words=shipped.place_unworded_words,
+        undo_gap=shipped.undo_gap,
     )
     for name, value in zip(FEATURES, weights, strict=True):
         print(f"{name:14} {value:+.3f}", file=sys.stderr)
@@ -660,6 +679,27 @@ def _write_unworded(
         fitted=fitted,
     )
     return _publish(refitted, write)
+
+
+def _write_unworded_places(
+    shipped: Calibration,
+    recognizer: Any,
+    utterances: Sequence[Utterance],
+    conditions: Sequence[Condition],
+    options: argparse.Namespace,
+    command: str,
+) -> int:
+    """The shipped calibration with the open way's point for a card named by a place the words do not say
+    refitted (`--unworded-places-only`), on the shipped place model's probabilities (its act is the lowest)."""
+    if shipped.place is None:
+        raise SystemExit("the shipped calibration has no place model: fit it first (--places-only)")
+    samples = collect_unworded_places(recognizer, utterances, conditions, options.cache, measured)
+    chosen = place_point(samples, shipped.place.act)
+    summary = place_summary(samples, chosen)
+    print(f"[calibrate] {summary}", file=sys.stderr)
+    fitted = {**shipped.fitted, "place_unworded": summary, "place_unworded_command": command}
+    refitted = replace(shipped, place_unworded_act=chosen.act, place_unworded_words=chosen.words, fitted=fitted)
+    return _publish(refitted, options.write)
 
 
 def _write_undo(

@@ -29,10 +29,12 @@ from typing import Any, Final
 from bench.calibrate_moves import ASK_RATE, WRONG_RATE, Measured
 from bench.corpus import Condition, Utterance, boards
 from bench.hearings import Hearings
+from bench.places import PLACE_KINDS
 from voicehost.decision import calibration
-from voicehost.referee.take_up import take_up, unworded_card
-from voicehost.understanding import HeardGuess
+from voicehost.referee.take_up import take_up, unworded_card, unworded_place
+from voicehost.understanding import HeardGuess, Understanding
 from voicehost.understanding.moment import Awaited, moment_for
+from voicehost.understanding.reading import Reading
 
 MIN_LINES_TAKEN: Final = 50
 """A point that acts on fewer lines than this says nothing about its wrong ones: none is chosen."""
@@ -69,21 +71,6 @@ def collect_unworded(
 ) -> list[UnwordedSample]:
     """The test board's cards (alone and after a lead-in) and the table talk, in each condition, as the open
     way takes them up while a team guesses."""
-    store = Hearings(cache)
-
-    def measure(utterance: Utterance, condition: Condition) -> UnwordedSample:
-        moment = moment_for(utterance.lang, tuple(boards(utterance.lang)["test"].cards), 5, Awaited.GUESS)
-        taken = take_up(store.heard(recognizer, utterance, condition, moment), moment)
-        understood = taken.understood
-        talk = utterance.kind == "talk"
-        if not isinstance(understood, HeardGuess) or not unworded_card(understood, taken.reading):
-            return UnwordedSample(utterance.uid, condition.name, talk=talk)
-        right = not talk and understood.card == utterance.card
-        words = len(taken.reading.text.split())
-        return UnwordedSample(
-            utterance.uid, condition.name, understood.confidence, words, right, talk, shaped_as_talk=taken.form.talk
-        )
-
     todo = [
         (u, c) for c in conditions for u in utterances if u.board == "test" and u.kind in ("card", "lead-in", "talk")
     ]
@@ -91,7 +78,32 @@ def collect_unworded(
     shipped = calibration().to_dict()
     guess = {key: shipped[key] for key in ("guess", "guess_by_lang") if key in shipped}
     model = hashlib.sha256(json.dumps(guess, sort_keys=True).encode()).hexdigest()[:8]
+    measure = _measured_where(recognizer, cache, unworded_card)
     return list(measured(f"unworded-talk-lines-{model}", todo, measure, lambda row: UnwordedSample(**row), cache))
+
+
+def _measured_where(
+    recognizer: Any, cache: Path, scores_alone: Callable[[Understanding, Reading], bool]
+) -> Callable[[Utterance, Condition], UnwordedSample]:
+    """How one line is measured: taken up as the open way takes it up while a team guesses, and, where
+    `scores_alone` says its card was found only by the scores, the card's probability, how many words the
+    transcript has, and whether acting on it would be right (talk never is)."""
+    store = Hearings(cache)
+
+    def measure(utterance: Utterance, condition: Condition) -> UnwordedSample:
+        moment = moment_for(utterance.lang, tuple(boards(utterance.lang)["test"].cards), 5, Awaited.GUESS)
+        taken = take_up(store.heard(recognizer, utterance, condition, moment), moment)
+        understood = taken.understood
+        talk = utterance.kind == "talk"
+        if not isinstance(understood, HeardGuess) or not scores_alone(understood, taken.reading):
+            return UnwordedSample(utterance.uid, condition.name, talk=talk)
+        right = not talk and understood.card == utterance.card
+        words = len(taken.reading.text.split())
+        return UnwordedSample(
+            utterance.uid, condition.name, understood.confidence, words, right, talk, shaped_as_talk=taken.form.talk
+        )
+
+    return measure
 
 
 def unworded_point(samples: Sequence[UnwordedSample], act: float) -> UnwordedPoint:
@@ -99,12 +111,52 @@ def unworded_point(samples: Sequence[UnwordedSample], act: float) -> UnwordedPoi
     only by the scores, wrong at most WRONG_RATE of the time, on no line of talk and on MIN_LINES_TAKEN lines at
     least; the highest probability and the fewest words of those that act on as many."""
     found = [s for s in samples if s.probability is not None and s.probability >= act and not s.shaped_as_talk]
+    return _most_right(found, _safe)
 
-    def allowed(taken: list[UnwordedSample], right: int) -> bool:
-        wrong_ok = len(taken) - right <= WRONG_RATE * len(taken) and not any(s.talk for s in taken)
-        return wrong_ok and len(taken) >= MIN_LINES_TAKEN
 
-    return _most_right(found, allowed)
+def _safe(taken: list[UnwordedSample], right: int) -> bool:
+    """A point may take these lines: wrong at most WRONG_RATE of the time, no talk, MIN_LINES_TAKEN at least."""
+    wrong_ok = len(taken) - right <= WRONG_RATE * len(taken) and not any(s.talk for s in taken)
+    return wrong_ok and len(taken) >= MIN_LINES_TAKEN
+
+
+def collect_unworded_places(
+    recognizer: Any, utterances: Sequence[Utterance], conditions: Sequence[Condition], cache: Path, measured: Measured
+) -> list[UnwordedSample]:
+    """The test board's places said (alone and after a lead-in), its cards said by name and the table talk, in
+    each condition, as the open way takes them up while a team guesses: each line whose card the scores alone
+    found by its place (`unworded_place`) is a sample."""
+    kinds = ("card", "lead-in", "talk", *PLACE_KINDS)
+    todo = [(u, c) for c in conditions for u in utterances if u.board == "test" and u.kind in kinds]
+    shipped = calibration().to_dict()  # the probabilities are the shipped place model's
+    model = hashlib.sha256(json.dumps(shipped.get("place"), sort_keys=True).encode()).hexdigest()[:8]
+    measure = _measured_where(recognizer, cache, unworded_place)
+    return list(measured(f"unworded-place-lines-{model}", todo, measure, lambda row: UnwordedSample(**row), cache))
+
+
+def place_point(samples: Sequence[UnwordedSample], act: float) -> UnwordedPoint:
+    """The probability (from the place model's `act` up) and the most words from which a card the scores alone
+    found by its place is acted on at once, chosen as `unworded_point` chooses the names' (wrong at most
+    WRONG_RATE of the time, on no line of talk, on MIN_LINES_TAKEN lines at least). Lines whose words read as
+    talk are weighed too: a place is four words ("row two column three"), and Whisper often writes it so that
+    its words read as talk ("Round one calling 1.")."""
+    found = [s for s in samples if s.probability is not None and s.probability >= act]
+    return _most_right(found, _safe)
+
+
+def place_summary(samples: Sequence[UnwordedSample], chosen: UnwordedPoint) -> str:
+    found = [s for s in samples if s.probability is not None]
+    head = (
+        f"cards named by a place the words do not say (open way): {len(samples)} lines, {len(found)} found by "
+        f"their place only in the scores ({sum(s.right for s in found)} right, {sum(s.talk for s in found)} talk)"
+    )
+    if chosen.act is None:
+        return f"{head}; no point keeps the wrong ones under {WRONG_RATE:.1%} on {MIN_LINES_TAKEN} lines: asked back"
+    taken = [s for s in found if chosen.takes(s)]
+    return (
+        f"{head}; from {chosen.act:.4f} and at most {chosen.words} words, {sum(s.right for s in taken)} acted on at "
+        f"once, {sum(not s.right for s in taken)} wrongly, {sum(s.talk for s in taken)} of them talk"
+    )
 
 
 def _most_right(found: Sequence[UnwordedSample], allowed: Callable[[list[UnwordedSample], int], bool]) -> UnwordedPoint:

@@ -17,7 +17,7 @@ import pytest
 from engine.lang import Lang
 from voicehost.decision import FEATURES, Calibration, calibration
 from voicehost.decision import decide as decide_read
-from voicehost.decision.calibration import Logistic
+from voicehost.decision.calibration import Logistic, use
 from voicehost.ears.heard import ClosedSet, Heard
 from voicehost.referee.attention import Attention
 from voicehost.referee.take_up import take_up
@@ -206,3 +206,35 @@ def test_a_place_with_its_row_word_garbled_is_no_talk(said: str, talk: bool) -> 
     assert (taken.verdict is Attention.IGNORE) is talk, taken
     if not talk:
         assert isinstance(taken.understood, HeardGuess) and taken.understood.place == "D3"
+
+
+@pytest.mark.parametrize(
+    ("said", "place_act", "verdict", "action"),
+    [
+        ("Rho 4 column 5.", None, Attention.ASK_BACK, Action.CONFIRM),  # no point chosen: asked back ("E4, CARD19?")
+        ("Rho 4 column 5.", 0.95, Attention.TAKE, Action.ACCEPT),  # sure, in a place's few words
+        ("Rho 4 column 5.", 0.9999, Attention.ASK_BACK, Action.CONFIRM),  # not sure enough
+        ("Round four calling five.", 0.95, Attention.TAKE, Action.ACCEPT),  # words that read as talk: a place still
+        ("I said round four calling five okay", 0.95, Attention.IGNORE, Action.CONFIRM),  # seven words: talk
+        ("Round four calling five?", 0.95, Attention.IGNORE, Action.ACCEPT),  # a question about a place: talk
+    ],
+)
+def test_a_place_the_scores_alone_find_is_acted_on_from_its_calibrated_point(
+    said: str, place_act: float | None, verdict: Attention, action: Action
+) -> None:
+    """ "row four column five" written "Rho 4 column 5." or "Round four calling five.": the words read as no
+    place, the place's scores are sure. The open way acts on it at once only from `place_unworded_act` and in at
+    most `place_unworded_words` words (5 here), both chosen on the tuning voices' places, names and talk; else
+    it asks back, and a line as long as talk stays talk."""
+    model = replace(SURE, place_unworded_act=place_act, place_unworded_words=5)
+    use(model)
+    try:
+        moment = Moment(Lang.EN, Awaited.GUESS, visible=GRID.cards, grid=GRID)
+        taken = take_up(heard(said, names={}, places=places_scored("E4", 20.0)), moment)
+    finally:
+        use(None)
+    assert taken.verdict is verdict, taken
+    if verdict is not Attention.IGNORE:
+        understood = taken.understood
+        assert isinstance(understood, HeardGuess) and (understood.card, understood.place) == ("CARD19", "E4")
+        assert understood.action is action

@@ -81,6 +81,9 @@ class Calibration:
     # card at this probability is asked back ("ENGINEER?"): in a din a card comes out as the others' talk;
     # None: let be, as talk...
     talk_ask_words: int = 0  # ...when its transcript has at most this many words (talk runs longer)
+    place_unworded_act: float | None = None  # in the open way, a card found by its place only in the scores (the
+    # words read as no place: "Rho 4 column 5.") is acted on at once from this probability; None: asked back...
+    place_unworded_words: int = 0  # ...when its transcript has at most this many words
     by_lang: Mapping[str, Logistic] = field(default_factory=dict)  # a language's own guess model, where fitted
     ending_gap: float | None = None  # once the game is over, "new game" or "quit" taken within this many nats a
     # token of the transcript; None: from their words only
@@ -133,6 +136,8 @@ class Calibration:
             unworded_words=int(data.get("unworded", {}).get("words", 0)),
             talk_ask=_optional_float(data.get("unworded", {}).get("talk_ask")),
             talk_ask_words=int(data.get("unworded", {}).get("talk_ask_words", 0)),
+            place_unworded_act=_optional_float(data.get("unworded", {}).get("place_act")),
+            place_unworded_words=int(data.get("unworded", {}).get("place_words", 0)),
             ending_gap=_optional_float(data["commands"].get("ending_gap")),
             ending_sorry=_optional_float(data["commands"].get("ending_sorry")),
             read_only_share=_optional_float(data["commands"].get("read_only_share")),
@@ -170,6 +175,8 @@ class Calibration:
                 "words": self.unworded_words,
                 "talk_ask": self.talk_ask,
                 "talk_ask_words": self.talk_ask_words,
+                "place_act": self.place_unworded_act,
+                "place_words": self.place_unworded_words,
             },
             **({"guess_by_lang": {k: v.to_dict() for k, v in self.by_lang.items()}} if self.by_lang else {}),
         }

@@ -96,8 +96,12 @@ def take_up(heard: Heard, moment: Moment) -> TakenUp:
         # a clue heard through its number's scores is judged on the words as understood ("città 2"), not
         # on the garbled transcript ("città tu e")
         form = replace(form, talk=form_of(understood.heard, moment.lang, moment.host_names).talk)
-    if isinstance(understood, HeardGuess) and understood.place and form.talk and _a_place_said(reading):
-        form = replace(form, talk=False)  # "C₂. C₁. C", "R3 Column 4": a place Whisper wrote out again or garbled
+    a_place = isinstance(understood, HeardGuess) and bool(understood.place)
+    sure_place = a_place and "?" not in reading.text and sure_unworded(understood, reading)
+    if a_place and form.talk and (_a_place_said(reading) or sure_place):
+        # "C₂. C₁. C", "R3 Column 4": a place Whisper wrote out again or garbled; "Round one calling 1.": a place
+        # the scores are sure of, in a place's few words (a question about one stays talk: "R3 column 4?")
+        form = replace(form, talk=False)
     if named is Attention.ASK_BACK and isinstance(understood, NotUnderstood):
         form = replace(form, addressed=False)  # likely said to the host, but nothing to ask back about
     if isinstance(understood, HeardCommand):
@@ -289,27 +293,44 @@ def unworded_card(understood: Understanding, reading: Reading) -> bool:
     """Whether the line is a card by name the scores alone found, in words that read as no other move and right
     after no "no": the lines `Calibration.unworded_act` is chosen on. Words that said a command ("End turn."
     just denied as a pass) or a table that just said "no" are asked back, whatever the scores."""
-    moment = reading.moment
     return (
         isinstance(understood, HeardGuess)
         and not understood.place
-        and not worded(understood, reading)
-        and not isinstance(reading.said, HeardCommand | HeardClue)
+        and not isinstance(reading.said, HeardClue)
+        and _scores_alone(understood, reading)
+    )
+
+
+def unworded_place(understood: Understanding, reading: Reading) -> bool:
+    """Whether the line is a card by its place the scores alone found ("Rho 4 column 5.", "Besinco" for "bê
+    cinco"), in words that read as no command and right after no "no": the lines `Calibration.place_unworded_act`
+    is chosen on. A place ends in a number, so its garbled words often read as a clue ("rho 4 column, 5")."""
+    return isinstance(understood, HeardGuess) and bool(understood.place) and _scores_alone(understood, reading)
+
+
+def _scores_alone(understood: Understanding, reading: Reading) -> bool:
+    """A card the words do not name, in words that read as no command, and no "no" just said."""
+    moment = reading.moment
+    return (
+        not worded(understood, reading)
+        and not isinstance(reading.said, HeardCommand)
         and not (moment.denied or moment.denied_commands)
     )
 
 
 def sure_unworded(understood: Understanding, reading: Reading) -> bool:
-    """Whether a card found only by the scores (`unworded_card`) is one the open way acts on at once: as sure
-    as `Calibration.unworded_act` and no longer than `unworded_words` words (a card said, not a sentence of
-    talk that slips into a card's sound), both chosen on the tuning voices' cards and table talk."""
+    """Whether a card found only by the scores, by its name (`unworded_card`) or its place (`unworded_place`),
+    is one the open way acts on at once: as sure as its point (`Calibration.unworded_act`,
+    `place_unworded_act`) and in no more words than its point's (a move said, not a sentence of talk that
+    slips into a card's sound), both chosen on the tuning voices' moves and table talk."""
     model = calibration()
-    return (
-        model.unworded_act is not None
-        and unworded_card(understood, reading)
-        and understood.confidence >= model.unworded_act
-        and len(reading.text.split()) <= model.unworded_words
-    )
+    if unworded_card(understood, reading):
+        act, most = model.unworded_act, model.unworded_words
+    elif unworded_place(understood, reading):
+        act, most = model.place_unworded_act, model.place_unworded_words
+    else:
+        return False
+    return act is not None and understood.confidence >= act and len(reading.text.split()) <= most
 
 
 def card_in_talk(form: Form, understood: Understanding, reading: Reading) -> bool:
