@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from engine.events import EventType
 from engine.game import Phase
+from engine.lang import Lang
 from engine.legality import Reason, Verdict
 from voicehost.referee import rulings
 from voicehost.referee.effects import Ask, Effect, Follow, Play, Say
@@ -16,6 +17,7 @@ from voicehost.referee.rulings import PendingClue
 from voicehost.referee.view import View
 from voicehost.understanding import Action, HeardClue, SpokenClue
 from voicehost.understanding.results import HeardCorrection
+from voicehost.understanding.talk import names_a_clue
 
 
 def take_clue(view: View, clue: PendingClue) -> list[Effect]:
@@ -32,7 +34,7 @@ def take_clue(view: View, clue: PendingClue) -> list[Effect]:
     if ruling.reason is Reason.NOT_ONE_WORD:
         # Every word said was checked against the table first ("oyster bay" hides OYSTER); none is a
         # card, so what came before the last one was a filler ("well, ocean two"): the clue is that word.
-        clue = replace(clue, word=clue.word.split()[-1])
+        clue = replace(clue, word=last_clue_word(clue.word, game.board.lang))
         ruling = game.check_clue(clue.word, spelled=clue.spelled)
     clue = replace(clue, ruling=ruling)
     if ruling.verdict is Verdict.VALID:
@@ -42,6 +44,13 @@ def take_clue(view: View, clue: PendingClue) -> list[Effect]:
     if ruling.verdict is Verdict.INVALID:
         return rulings.reject(view, clue, ruling)
     return [Ask(PutClueToOpponent(clue=clue))]
+
+
+def last_clue_word(words: str, lang: Lang) -> str:
+    """The last of the words said that could be a clue's word (`names_a_clue`): "well, ocean" is OCEAN, and
+    "brilho de" (a word half heard after it, or typed so) is BRILHO, never the preposition "de"."""
+    said = words.split()
+    return next((word for word in reversed(said) if names_a_clue(word, lang)), said[-1])
 
 
 def word_alone(view: View, word: str, spelled: bool) -> list[Effect]:
