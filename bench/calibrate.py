@@ -529,9 +529,8 @@ def main(argv: list[str] | None = None) -> int:
     if options.unworded_only:
         return _write_unworded(calibration(), recognizer, utterances, conditions, options.cache, options.write, command)
     if options.unworded_places_only:
-        every = options.places == "every"
-        said = [u for lang in langs for u in place_corpus(lang, voices_of(lang, "tune"), every=every)]
-        return _write_unworded_places(calibration(), recognizer, [*said, *utterances], conditions, options, command)
+        said = [*_tuning_places(langs, options), *utterances]
+        return _write_unworded_places(calibration(), recognizer, said, conditions, options, command)
     if options.undo_only:
         return _write_undo(calibration(), recognizer, utterances, conditions, options.cache, options.write, command)
     if options.places_only:
@@ -627,9 +626,14 @@ def _places(
 ) -> tuple[Logistic, str]:
     """The place model fitted on the tuning voices' places (`--places`: every one, or five) and on their
     cards said by name (`utterances`), clean and in the first noisy condition."""
+    said = [*_tuning_places(langs, options), *utterances]
+    return place_model(collect_places(recognizer, said, conditions[:PLACE_CONDITIONS], options.cache))
+
+
+def _tuning_places(langs: Sequence[Lang], options: argparse.Namespace) -> list[Utterance]:
+    """The tuning voices' places on the test board (`--places`: every one, or five of them)."""
     every = options.places == "every"
-    said = [u for lang in langs for u in place_corpus(lang, voices_of(lang, "tune"), every=every)]
-    return place_model(collect_places(recognizer, [*said, *utterances], conditions[:PLACE_CONDITIONS], options.cache))
+    return [u for lang in langs for u in place_corpus(lang, voices_of(lang, "tune"), every=every)]
 
 
 def _write_names(

@@ -96,9 +96,9 @@ def take_up(heard: Heard, moment: Moment) -> TakenUp:
         # a clue heard through its number's scores is judged on the words as understood ("città 2"), not
         # on the garbled transcript ("città tu e")
         form = replace(form, talk=form_of(understood.heard, moment.lang, moment.host_names).talk)
+    sure = sure_unworded(understood, reading)  # of the words and the scores only: the form does not change it
     a_place = isinstance(understood, HeardGuess) and bool(understood.place)
-    sure_place = a_place and "?" not in reading.text and sure_unworded(understood, reading)
-    if a_place and form.talk and (_a_place_said(reading) or sure_place):
+    if a_place and form.talk and (_a_place_said(reading) or (sure and "?" not in reading.text)):
         # "C₂. C₁. C", "R3 Column 4": a place Whisper wrote out again or garbled; "Round one calling 1.": a place
         # the scores are sure of, in a place's few words (a question about one stays talk: "R3 column 4?")
         form = replace(form, talk=False)
@@ -134,7 +134,7 @@ def take_up(heard: Heard, moment: Moment) -> TakenUp:
         answering=moment.asked,
         lone_card=_lone_card(understood, reading),
         worded=worded(understood, reading),
-        sure_unworded=sure_unworded(understood, reading),
+        sure_unworded=sure,
         move_shaped=move_shaped,
     )
     if named is Attention.ASK_BACK and verdict is Attention.IGNORE and move_shaped:
