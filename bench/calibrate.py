@@ -33,7 +33,8 @@ from typing import Any, Final, TypeVar
 import numpy as np
 
 from bench import ROOT
-from bench.calibrate_moves import MovePoints, move_points
+from bench.calibrate_answers import ROOM_GAMES, collect_room_answers
+from bench.calibrate_moves import MovePoints, MoveSample, answer_fit, collect_commands, move_points
 from bench.calibrate_undo import collect_undos, undo_point, undo_summary
 from bench.calibrate_unworded import (
     collect_unworded,
@@ -54,7 +55,7 @@ from voicehost.decision.calibration import Logistic
 from voicehost.decision.features import with_examples
 from voicehost.decision.places import placed_move
 from voicehost.ears.heard import Heard
-from voicehost.understanding import Action, Intent, Phase, understand
+from voicehost.understanding import Action, Command, Intent, Phase, understand
 from voicehost.understanding.moment import Awaited, ListenMode, Moment
 from voicehost.understanding.positions import Grid
 from voicehost.understanding.reading import Reading
@@ -507,6 +508,17 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help='refit only the point from which a garbled "undo" is taken while a clue is awaited, keep the rest',
     )
+    parser.add_argument(
+        "--answers-only",
+        action="store_true",
+        help='refit only the points for "yes" and "no" heard only by the scores (alone and at games), keep the rest',
+    )
+    parser.add_argument(
+        "--room-conditions",
+        default="babble-10-reverb",
+        help="the talking rooms the tuning voices play whole games in for the answers' points (none: empty)",
+    )
+    parser.add_argument("--room-games", type=int, default=ROOM_GAMES, help="games a language plays in each room")
     parser.add_argument("--quick", action="store_true", help="a few utterances (a smoke test)")
     parser.add_argument("--cache", type=Path, default=default_cache())
     parser.add_argument("--write", action="store_true", help=f"write the fitted calibration to {TARGET}")
@@ -533,13 +545,16 @@ def main(argv: list[str] | None = None) -> int:
         return _write_unworded_places(calibration(), recognizer, said, conditions, options, command)
     if options.undo_only:
         return _write_undo(calibration(), recognizer, utterances, conditions, options.cache, options.write, command)
+    room = _room_answers(recognizer, langs, options)
+    if options.answers_only:
+        return _write_answers(calibration(), recognizer, utterances, conditions, room, options, command)
     if options.places_only:
         placed, summary = _places(recognizer, langs, utterances, conditions, options)
         shipped = calibration()
         fitted = {**shipped.fitted, "place": summary, "place_command": command}
         print(f"[calibrate] {summary}", file=sys.stderr)
         return _publish(replace(shipped, place=placed, fitted=fitted), options.write)
-    moves = move_points(recognizer, utterances, conditions, options.cache, measured)
+    moves = move_points(recognizer, utterances, conditions, options.cache, measured, room)
     for line in moves.summaries:
         print(f"[calibrate] {line}", file=sys.stderr)
     if options.moves_only:
@@ -587,6 +602,7 @@ def main(argv: list[str] | None = None) -> int:
         ask=round(ask, 4),
         answer_share=moves.answer_share,
         answer_by_lang=moves.answer_by_lang,
+        yes_by_lang=moves.yes_by_lang,
         pass_share=moves.pass_share,
         number_sure=moves.number_sure,
         clue_floor=moves.clue_gate.floor,
@@ -725,6 +741,45 @@ def _write_undo(
     return _publish(replace(shipped, undo_gap=chosen, fitted=fitted), write)
 
 
+def _room_answers(recognizer: Any, langs: Sequence[Lang], options: argparse.Namespace) -> list[MoveSample]:
+    """The lines the tuning voices' games heard while a question waited (`bench.calibrate_answers`); none
+    for a smoke test or when no room is asked for."""
+    rooms = [Condition.parse(name) for name in options.room_conditions.split(",") if name.strip()]
+    if options.quick or not rooms or not (options.answers_only or options.moves_only or _full_fit(options)):
+        return []
+    games = ("bench/calibrate_answers.py", "bench/players.py", "bench/table.py")  # how the games are played
+    played = hashlib.sha256(b"".join((ROOT / name).read_bytes() for name in games)).hexdigest()[:8]
+    store = options.cache.parent / f"room-answers-{_code_version()}-{played}.json"
+    return collect_room_answers(recognizer, langs, rooms, options.cache, store, options.room_games)
+
+
+def _full_fit(options: argparse.Namespace) -> bool:
+    only = ("names_only", "unworded_only", "unworded_places_only", "undo_only", "places_only", "answers_only")
+    return not any(getattr(options, name) for name in only) and not options.moves_only
+
+
+def _write_answers(
+    shipped: Calibration,
+    recognizer: Any,
+    utterances: Sequence[Utterance],
+    conditions: Sequence[Condition],
+    room: Sequence[MoveSample],
+    options: argparse.Namespace,
+    command: str,
+) -> int:
+    """The shipped calibration with the answers' points refitted (`--answers-only`) on the answers said alone
+    and the lines heard while a question waited at the tuning voices' games."""
+    answers = collect_commands(recognizer, utterances, conditions, options.cache, measured, Command.YES)
+    fitted = answer_fit([*answers, *room], shipped.answer_share)
+    for line in fitted.summaries:
+        print(f"[calibrate] {line}", file=sys.stderr)
+    record = {**shipped.fitted, "answers": list(fitted.summaries), "answers_command": command}
+    refitted = replace(
+        shipped, answer_share=fitted.share, answer_by_lang=fitted.by_lang, yes_by_lang=fitted.yes_by_lang, fitted=record
+    )
+    return _publish(refitted, options.write)
+
+
 def _write_moves(shipped: Calibration, moves: MovePoints, write: bool, command: str) -> int:
     """The shipped calibration with the moves' points refitted (`--moves-only`), and the command that did it."""
     fitted = {**shipped.fitted, "moves": list(moves.summaries), "moves_command": command}
@@ -736,6 +791,7 @@ def _write_moves(shipped: Calibration, moves: MovePoints, write: bool, command: 
         pass_share=moves.pass_share,
         answer_share=moves.answer_share,
         answer_by_lang=moves.answer_by_lang,
+        yes_by_lang=moves.yes_by_lang,
         ending_gap=moves.ending_gap,
         ending_sorry=moves.ending_sorry,
         read_only_share=moves.read_only_share,

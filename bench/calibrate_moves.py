@@ -103,7 +103,8 @@ class WordsPoint:
 
     words: str  # "sim/não"
     langs: tuple[str, ...]  # ("pt-BR", "pt-PT")
-    share: float
+    share: float  # "yes" or "no", every wrong answer counted
+    yes: float  # "yes", only the false yeses counted: a false "yes" acts, a false "no" costs a repeat
 
 
 def answer_points(samples: Sequence[MoveSample], pooled: float) -> list[WordsPoint]:
@@ -119,7 +120,9 @@ def answer_points(samples: Sequence[MoveSample], pooled: float) -> list[WordsPoi
     for words, langs in groups.items():
         own = [s for s in samples if s.lang in langs]
         if sum(s.share > 0 for s in own) >= MIN_SAMPLES:
-            found.append(WordsPoint(words, tuple(langs), point(own, pooled)))
+            either = point(own, pooled)
+            yes = point([s for s in own if s.command == Command.YES.value], either)
+            found.append(WordsPoint(words, tuple(langs), either, yes))
     return found
 
 
@@ -291,6 +294,7 @@ def _lenient(model: Calibration) -> Calibration:
         pass_alone_share=0.0,
         pass_ask_share=0.0,
         answer_by_lang={},
+        yes_by_lang={},
     )
 
 
@@ -318,33 +322,11 @@ def collect_commands(
     what must not be taken for it (the other commands, talk, cards said alone) heard as the host hears them:
     the share the scores give the command when they put it first, and whether it was meant."""
     answering = command in (Command.YES, Command.NO)
-    model = _lenient(calibration())
 
     def measure(utterance: Utterance, condition: Condition) -> MoveSample | None:
         moment = _guess_moment(utterance, answering)
         heard = recognizer.recognize(audio_of(utterance, condition, cache), moment)
-        reading = Reading(heard.text, moment, heard.confidence)
-        understood = decide(heard, reading, model)
-        meant = utterance.command.value if utterance.command is not None else None
-        if not isinstance(understood, HeardCommand) or understood.command not in _family(command):
-            return MoveSample(utterance.uid, condition.name, 0.0, False, False, meant=meant, lang=utterance.lang.value)
-        taken = understood.command
-        # read plainly, or (an answer) the words agree with the scores: no point needed for either
-        if answering:
-            plain = answer_in_words(reading, taken)
-        else:
-            plain = isinstance(reading.said, HeardCommand) and reading.said.command is taken
-        acted = understood.action is Action.ACCEPT
-        if taken in READ_ONLY:  # the share the decision weighs it by (`decision.cards`: its phrases summed), if it acts
-            share = understood.confidence if acted else 0.0
-        elif taken is Command.PASS and not plain:  # asked back ("pass?") or, short enough, acted on
-            share = understood.confidence
-        else:
-            share = _scored_share(heard, moment, vocabulary(utterance.lang).scored_words[taken])
-        right = utterance.command is taken
-        return MoveSample(
-            utterance.uid, condition.name, share, plain, right, taken.value, acted, meant, utterance.lang.value
-        )
+        return command_sample(heard, moment, command, utterance.command, utterance.uid, condition.name)
 
     wanted = ("yes/no",) if answering else ("command",)
     langs = list(dict.fromkeys(u.lang for u in utterances))
@@ -357,6 +339,35 @@ def collect_commands(
         todo += [(u, c) for c in conditions if kept]
     kind = "guess-command" if command is Command.PASS else f"{command.value}-command"
     return list(measured(kind, todo, measure, lambda row: MoveSample(**row), cache))
+
+
+def command_sample(
+    heard: Any, moment: Moment, command: Command, meant: Command | None, uid: str, condition: str
+) -> MoveSample:
+    """One line heard at `moment` as the commands' points weigh it: whether `command` (or one of its family,
+    `_family`) is what the decision takes with every point let through, read plainly or from the scores
+    alone, at what share, and whether it is the command `meant` (None: the line meant none of them). One
+    rule for the isolated lines (`collect_commands`) and the lines of a table (`bench.calibrate_answers`)."""
+    reading = Reading(heard.text, moment, heard.confidence)
+    understood = decide(heard, reading, _lenient(calibration()))
+    lang = moment.lang
+    said = meant.value if meant is not None else None
+    if not isinstance(understood, HeardCommand) or understood.command not in _family(command):
+        return MoveSample(uid, condition, 0.0, False, False, meant=said, lang=lang.value)
+    taken = understood.command
+    # read plainly, or (an answer) the words agree with the scores: no point needed for either
+    if moment.answering:
+        plain = answer_in_words(reading, taken)
+    else:
+        plain = isinstance(reading.said, HeardCommand) and reading.said.command is taken
+    acted = understood.action is Action.ACCEPT
+    if taken in READ_ONLY:  # the share the decision weighs it by (`decision.cards`: its phrases summed), if it acts
+        share = understood.confidence if acted else 0.0
+    elif taken is Command.PASS and not plain:  # asked back ("pass?") or, short enough, acted on
+        share = understood.confidence
+    else:
+        share = _scored_share(heard, moment, vocabulary(lang).scored_words[taken])
+    return MoveSample(uid, condition, share, plain, meant is taken, taken.value, acted, said, lang.value)
 
 
 def _family(command: Command) -> tuple[Command, ...]:
@@ -504,12 +515,54 @@ def ending_summary(samples: Sequence[EndingSample], chosen: float | None) -> str
 
 
 @dataclass(frozen=True)
+class AnswerPoints:
+    share: float  # "yes" or "no" from the scores alone, every language pooled
+    by_lang: dict[str, float]  # ...a language's own
+    yes_by_lang: dict[str, float]  # "yes" alone, on the false yeses
+    summaries: tuple[str, ...]
+
+
+def answer_fit(samples: Sequence[MoveSample], shipped: float) -> AnswerPoints:
+    """The answers' points from the lines heard while a question waited (said alone and at a table's games):
+    pooled, each language's, and each language's for a "yes" (`answer_points`), with what each takes."""
+    scored = [s for s in samples if not s.plain]  # a plain "yes" needs no scores
+    share = point(scored, shipped)
+    by_words = answer_points(scored, share)
+    summaries = (
+        summary("yes or no from the scores alone", scored, share),
+        *(
+            summary(
+                f"yes or no from the scores alone, {chosen.words} ({', '.join(chosen.langs)})",
+                [s for s in scored if s.lang in chosen.langs],
+                chosen.share,
+            )
+            for chosen in by_words
+        ),
+        *(
+            summary(
+                f"yes from the scores alone, {chosen.words} ({', '.join(chosen.langs)}; only false yeses count)",
+                [s for s in scored if s.lang in chosen.langs and s.command == Command.YES.value],
+                chosen.yes,
+            )
+            for chosen in by_words
+        ),
+    )
+    return AnswerPoints(
+        share,
+        {lang: chosen.share for chosen in by_words for lang in chosen.langs},
+        {lang: chosen.yes for chosen in by_words for lang in chosen.langs},
+        summaries,
+    )
+
+
+@dataclass(frozen=True)
 class MovePoints:
     number_sure: float
     clue_gate: GatePoint
     pass_share: float
     answer_share: float
     answer_by_lang: dict[str, float]
+    yes_by_lang: dict[str, float]
     ending_gap: float | None
     ending_sorry: float | None
     read_only_share: float | None
@@ -519,9 +572,15 @@ class MovePoints:
 
 
 def move_points(
-    recognizer: Any, utterances: Sequence[Utterance], conditions: Sequence[Condition], cache: Path, measured: Measured
+    recognizer: Any,
+    utterances: Sequence[Utterance],
+    conditions: Sequence[Condition],
+    cache: Path,
+    measured: Measured,
+    room_answers: Sequence[MoveSample] = (),
 ) -> MovePoints:
-    """The moves' operating points, with what each takes at once on the tuning voices."""
+    """The moves' operating points, with what each takes at once on the tuning voices (`room_answers`: the
+    lines heard while a question waited at their games, `bench.calibrate_answers`, weighed with the answers)."""
     clues = collect_clues(recognizer, utterances, conditions, cache, measured)
     passes = collect_commands(recognizer, utterances, conditions, cache, measured, Command.PASS)
     answers = collect_commands(recognizer, utterances, conditions, cache, measured, Command.YES)
@@ -536,10 +595,7 @@ def move_points(
     alone = [s for s in passes if not s.plain and s.command == Command.PASS.value and s.acted]
     pass_alone_share = point(alone, shipped.pass_alone_share)
     pass_ask_share = ask_point(passes, shipped.pass_ask_share)
-    scored = [s for s in answers if not s.plain]  # a plain "yes" needs no scores
-    answer_share = point(scored, shipped.answer_share)
-    by_words = answer_points(scored, answer_share)
-    answer_by_lang = {lang: chosen.share for chosen in by_words for lang in chosen.langs}
+    answered = answer_fit([*answers, *room_answers], shipped.answer_share)
     endings = collect_endings(recognizer, utterances, conditions, cache, measured)
     gap = gap_point(endings, shipped.ending_gap)
     sorry = sorry_point(endings, shipped.ending_sorry)
@@ -547,8 +603,9 @@ def move_points(
         number_sure,
         gate,
         pass_share,
-        answer_share,
-        answer_by_lang,
+        answered.share,
+        answered.by_lang,
+        answered.yes_by_lang,
         gap,
         sorry,
         read_only_share,
@@ -565,15 +622,7 @@ def move_points(
             summary("read-only commands from the scores alone", read_only, read_only_share),
             summary("pass from the scores alone", alone, pass_alone_share),
             ask_summary(passes, pass_ask_share),
-            summary("yes or no from the scores alone", scored, answer_share),
-            *(
-                summary(
-                    f"yes or no from the scores alone, {chosen.words} ({', '.join(chosen.langs)})",
-                    [s for s in scored if s.lang in chosen.langs],
-                    chosen.share,
-                )
-                for chosen in by_words
-            ),
+            *answered.summaries,
             ending_summary(endings, gap),
             sorry_summary(endings, sorry),
         ),

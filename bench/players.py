@@ -244,6 +244,7 @@ class Table:
         self._pass_lost = -1  # the turn in which a pass was never taken
         self._reply: list[Said] = []
         self._reply_ms: float | None = None  # the last line's answer came this long after its speech ended
+        self.saying: tuple[str, bool] | None = None  # the line being said (or last said), and whether it answers
         self._corrected: set[int] = set()  # wrong clues put right by voice
         self._commands = resolved_table(self.lang.value).get("commands", {})
         self._clue_words = [
@@ -375,6 +376,7 @@ class Table:
         self.tally.lines += 1
         self.tally.lines_by[move.kind] += 1
         self.transcript.append(f"{seat.name}: {said}")
+        self.saying = (text, answer)
         self._reply_ms = None
         yield from self._line(seat, said, answer=answer)
         if self._reply_ms is not None:

@@ -23,7 +23,7 @@ import json
 import random
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -43,7 +43,7 @@ from engine.editions import new_game
 from engine.lang import Lang
 from engine.variants import Variants
 from voicehost.ears.heard import Recognizer
-from voicehost.ears.streams import SegmentedEars
+from voicehost.ears.streams import Ears, SegmentedEars
 from voicehost.frontends.voice_loop import VoiceLoop
 from voicehost.prompts import Prompts
 from voicehost.referee.host import Host, HostSettings
@@ -112,10 +112,10 @@ class Row:
         return pooled
 
 
-def table_voices(lang: Lang, hard_tail: bool = False) -> list[TestVoice]:
-    """The held-out voices of the language that sit at the table: the person-like ones (espeak-ng's own,
-    the hard tail, only when asked)."""
-    return [voice for voice in voices_of(lang, "held-out") if hard_tail or not voice.hard_tail]
+def table_voices(lang: Lang, hard_tail: bool = False, role: str = "held-out") -> list[TestVoice]:
+    """The voices of the language that sit at the table: the held-out person-like ones (espeak-ng's own,
+    the hard tail, only when asked); the tuning ones when the calibration plays (`bench.calibrate_answers`)."""
+    return [voice for voice in voices_of(lang, role) if hard_tail or not voice.hard_tail]
 
 
 def board_for(lang: Lang, edition: str, game: int) -> Board:
@@ -142,11 +142,20 @@ def cells(
 
 
 def play_local(
-    recognizer: Recognizer, cell: Cell, *, game: int, cache_dir: Path, planned_turns: int, hard_tail: bool = False
+    recognizer: Recognizer,
+    cell: Cell,
+    *,
+    game: int,
+    cache_dir: Path,
+    planned_turns: int,
+    hard_tail: bool = False,
+    voices: Sequence[TestVoice] = (),
+    listened: Callable[[Ears, Host, Table], Ears] | None = None,
 ) -> Played:
-    """One whole game through the voice loop, fed as fast as it takes the sound."""
+    """One whole game through the voice loop, fed as fast as it takes the sound: by `voices` (the held-out
+    ones when none are given); `listened` wraps the host's ears (what the calibration keeps of each line)."""
     board = board_for(cell.lang, cell.edition, game)
-    voices = table_voices(cell.lang, hard_tail)
+    voices = list(voices) or table_voices(cell.lang, hard_tail)
     if not voices:
         raise LookupError(f"no held-out voice installed for {cell.lang.value}")
     heard = Announcements()
@@ -154,7 +163,7 @@ def play_local(
     host = Host(new_game(board, Variants()), Prompts.load(cell.lang), heard, settings=HostSettings(listening=listening))
     host.start()
     clock = ReplyClock()
-    ears = clock.ears(SegmentedEars(clock.recognizer(recognizer)))
+    ears: Ears = clock.ears(SegmentedEars(clock.recognizer(recognizer)))
     players = Table(
         host,
         heard,
@@ -166,6 +175,7 @@ def play_local(
         clock=clock,
     )
     players.transcript.append(f"host: {heard.said[0].text}")
+    ears = listened(ears, host, players) if listened is not None else ears
     started = time.monotonic()
     VoiceLoop(host, ears).run(clock.chunks(players.chunks()))
     players.finish()

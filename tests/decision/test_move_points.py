@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from bench.calibrate_moves import (
     ASK_RATE,
@@ -112,11 +113,33 @@ def test_the_languages_of_the_same_answer_words_have_their_own_point_where_their
     pooled = point([*italian, *brazilian, *portuguese, *english], 0.8)
     assert pooled > 0.86
     chosen = answer_points([*italian, *brazilian, *portuguese, *english], pooled)
-    assert chosen == [
-        WordsPoint("sì/no", ("it",), point(italian, pooled)),
-        WordsPoint("sim/não", ("pt-BR", "pt-PT"), 0.55),
+    assert chosen == [  # no "yes" told apart in these samples: "yes" has the answers' point
+        WordsPoint("sì/no", ("it",), point(italian, pooled), point(italian, pooled)),
+        WordsPoint("sim/não", ("pt-BR", "pt-PT"), 0.55, 0.55),
     ]
     assert chosen[0].share > 0.86
+
+
+def test_yes_has_its_own_point_chosen_on_the_false_yeses_alone() -> None:
+    """100 answers of "sim" and "não" heard by the scores alone, right from 0.55 up, and two answers wrong
+    at 0.60 and 0.62: one a "não" taken for "yes" (it would reveal, give a clue or pass), one a "sim"
+    taken for "no" (it costs a repeat). Every answer counted, the answers' point is above both; the point of
+    "yes" counts the false yes alone: just above 0.60, the "no" wrong at 0.62 does not raise it."""
+
+    def answer(i: int, share: float, taken: str, meant: str) -> MoveSample:
+        return MoveSample(f"a{i}", "babble-10-reverb", share, False, taken == meant, taken, True, meant, "pt-PT")
+
+    right = [answer(i, 0.55 + 0.44 * i / 99, "yes" if i % 2 else "no", "yes" if i % 2 else "no") for i in range(100)]
+    false_yes, false_no = answer(200, 0.60, "yes", "no"), answer(201, 0.62, "no", "yes")
+    (alone,) = answer_points([*right, false_yes, false_no], 0.9)
+    above = min(s.share for s in right if s.share > 0.62)
+    assert alone.share == math.floor(above * 1e6) / 1e6
+    assert alone.yes == math.floor(min(s.share for s in right if s.share > 0.60 and s.command == "yes") * 1e6) / 1e6
+    model = replace(calibration(), answer_by_lang={"pt-PT": 0.5}, yes_by_lang={"pt-PT": 0.8})
+    assert model.answer_point(Lang.PT_PT, Command.YES) == 0.8  # "yes" from its own point
+    assert model.answer_point(Lang.PT_PT, Command.NO) == 0.5
+    assert model.answer_point(Lang.IT, Command.YES) == model.answer_point(Lang.IT)  # no point of its own
+    assert Calibration.from_dict(model.to_dict()).yes_by_lang == {"pt-PT": 0.8}
 
 
 def test_a_language_without_its_own_answer_point_takes_the_pooled_one() -> None:

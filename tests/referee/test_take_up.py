@@ -451,3 +451,25 @@ def test_a_short_line_heard_while_a_clue_is_awaited_is_answered_not_met_with_sil
     heard far more often than talk (held-out lines: 22 of 30 clues met with silence in a quiet room, 3 of
     224 lines of talk): "Sorry?". While a team guesses, only the cards' scores make such a line a move."""
     assert take_up(Heard(text, 0.3), moment(guessing, listening)).verdict is verdict
+
+
+@pytest.mark.parametrize(("answer", "taken"), [("yes", False), ("no", True)])
+def test_at_a_question_a_yes_the_words_do_not_say_needs_the_point_of_yes(answer: str, taken: bool) -> None:
+    """ "WALRUS?" - "So long." (a "no" in a talking room, heard as something else): the scores put `answer`
+    first at 0.7, above the answers' point (0.6) and under the point of "yes" (0.8, chosen on the false
+    yeses alone). A "no" is taken (it costs a repeat at worst); a "yes" is not (it would reveal WALRUS)."""
+    from dataclasses import replace
+
+    from voicehost.decision.calibration import use
+
+    phrases = ("WALRUS", "PIANO", "OCEAN", "CHERRY", "yes", "no")
+    logits = tuple(math.log(0.7) if p == answer else math.log(0.3) if p == "WALRUS" else -30.0 for p in phrases)
+    closed = ClosedSet(phrases, logits, logits, tuple(0.0 for _ in phrases))
+    moment = Moment(Lang.EN, Awaited.GUESS, visible=CARDS, asked=True, offers=("WALRUS",))
+    use(replace(calibration(), answer_by_lang={"en": 0.6}, yes_by_lang={"en": 0.8}))
+    try:
+        understood = take_up(Heard("So long.", 0.2, closed=closed, transcript_logprob=-1.0), moment).understood
+    finally:
+        use(None)
+    expected = Command.YES if answer == "yes" else Command.NO
+    assert (isinstance(understood, HeardCommand) and understood.command is expected) is taken

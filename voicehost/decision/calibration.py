@@ -19,6 +19,7 @@ from typing import Any
 
 from engine.lang import Lang
 from voicehost.decision.features import FEATURES, GuessFeatures
+from voicehost.understanding.results import Command
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,9 @@ class Calibration:
     pass_ask_share: float | None = None  # ...and asked back ("pass?") from this one; None: from `pass_share`
     answer_by_lang: Mapping[str, float] = field(default_factory=dict)  # a language's own `answer_share`, where
     # its tuning data held enough answers heard only by the scores: "sim", "sì" and "yes" are garbled apart
+    yes_by_lang: Mapping[str, float] = field(default_factory=dict)  # a language's own point for a "yes" the
+    # words do not say: a false "yes" acts (reveals, gives a clue, passes), a false "no" costs a repeat, so "yes"
+    # has a point chosen on the false yeses alone, on answers heard in a talking room too; none: `answer_point`
     undo_gap: float | None = None  # while the next clue is awaited, a short line an "undo" phrase explains within
     # this many nats a token of the transcript is taken for undo, which asks first; None: from its words only
 
@@ -106,8 +110,12 @@ class Calibration:
         supported one, else the one fitted on every language."""
         return self.by_lang.get(lang.value) or Logistic(self.bias, self.weights, self.act, self.ask)
 
-    def answer_point(self, lang: Lang) -> float:
-        """The share from which "yes" or "no" heard only by the scores answers a question in `lang`."""
+    def answer_point(self, lang: Lang, command: Command | None = None) -> float:
+        """The share from which "yes" or "no" (`command`; either when None) heard only by the scores answers a
+        question in `lang`: "yes" from its own point where one was chosen (on the false yeses alone), "no"
+        from the answers' (every wrong answer counted)."""
+        if command is Command.YES and lang.value in self.yes_by_lang:
+            return self.yes_by_lang[lang.value]
         return self.answer_by_lang.get(lang.value, self.answer_share)
 
     def probability(self, features: GuessFeatures) -> float:
@@ -144,6 +152,7 @@ class Calibration:
             pass_alone_share=_optional_float(data["commands"].get("pass_alone_share")),
             pass_ask_share=_optional_float(data["commands"].get("pass_ask_share")),
             answer_by_lang={lang: float(share) for lang, share in data["commands"].get("answer_by_lang", {}).items()},
+            yes_by_lang={lang: float(share) for lang, share in data["commands"].get("yes_by_lang", {}).items()},
             undo_gap=_optional_float(data["commands"].get("undo_gap")),
             by_lang={
                 lang: Logistic.from_dict(model, f"the {lang} guess calibration")
@@ -165,6 +174,7 @@ class Calibration:
                 "pass_ask_share": self.pass_ask_share,
                 "undo_gap": self.undo_gap,
                 **({"answer_by_lang": dict(self.answer_by_lang)} if self.answer_by_lang else {}),
+                **({"yes_by_lang": dict(self.yes_by_lang)} if self.yes_by_lang else {}),
             },
             "name": {"gain": self.name_gain, "ask": self.name_ask, "slip": self.name_slip},
             **({"place": self.place.to_dict()} if self.place is not None else {}),
