@@ -771,11 +771,21 @@ def _write_answers(
     and the lines heard while a question waited at the tuning voices' games."""
     answers = collect_commands(recognizer, utterances, conditions, options.cache, measured, Command.YES)
     fitted = answer_fit([*answers, *room], shipped.answer_share)
-    for line in fitted.summaries:
+    # only the languages heard are refitted (`--langs`): the others, and the pooled point unless every
+    # language was heard, stay as shipped
+    langs = {utterance.lang.value for utterance in utterances}
+    every = langs >= {lang.value for lang in Lang}
+    summaries = list(fitted.summaries if every else fitted.summaries[1:])  # the first: the pooled point
+    for line in summaries:
         print(f"[calibrate] {line}", file=sys.stderr)
-    record = {**shipped.fitted, "answers": list(fitted.summaries), "answers_command": command}
+    when = f"{time.strftime('%Y-%m-%d')}, {', '.join(sorted(langs))}"
+    record = {**shipped.fitted, "answers": [when, *summaries], "answers_command": command}
     refitted = replace(
-        shipped, answer_share=fitted.share, answer_by_lang=fitted.by_lang, yes_by_lang=fitted.yes_by_lang, fitted=record
+        shipped,
+        answer_share=fitted.share if every else shipped.answer_share,
+        answer_by_lang={**shipped.answer_by_lang, **{k: v for k, v in fitted.by_lang.items() if k in langs}},
+        yes_by_lang={**shipped.yes_by_lang, **{k: v for k, v in fitted.yes_by_lang.items() if k in langs}},
+        fitted=record,
     )
     return _publish(refitted, options.write)
 
