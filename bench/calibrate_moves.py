@@ -104,7 +104,8 @@ class WordsPoint:
     words: str  # "sim/não"
     langs: tuple[str, ...]  # ("pt-BR", "pt-PT")
     share: float  # "yes" or "no", every wrong answer counted
-    yes: float  # "yes", only the false yeses counted: a false "yes" acts, a false "no" costs a repeat
+    yes: float  # "yes", only the false yeses counted: a false "yes" acts (a reveal, a clue, a pass)...
+    no: float  # ..."no", only the false noes, at the read-only rate: a false "no" changes nothing (a repeat)
 
 
 def answer_points(samples: Sequence[MoveSample], pooled: float) -> list[WordsPoint]:
@@ -122,7 +123,8 @@ def answer_points(samples: Sequence[MoveSample], pooled: float) -> list[WordsPoi
         if sum(s.share > 0 for s in own) >= MIN_SAMPLES:
             either = point(own, pooled)
             yes = point([s for s in own if s.command == Command.YES.value], either)
-            found.append(WordsPoint(words, tuple(langs), either, yes))
+            no = point([s for s in own if s.command == Command.NO.value], either, READ_ONLY_WRONG_RATE)
+            found.append(WordsPoint(words, tuple(langs), either, yes, no))
     return found
 
 
@@ -517,14 +519,14 @@ def ending_summary(samples: Sequence[EndingSample], chosen: float | None) -> str
 @dataclass(frozen=True)
 class AnswerPoints:
     share: float  # "yes" or "no" from the scores alone, every language pooled
-    by_lang: dict[str, float]  # ...a language's own
-    yes_by_lang: dict[str, float]  # "yes" alone, on the false yeses
+    by_lang: dict[str, float]  # ...a language's own "no" (on the false noes, at the read-only rate)
+    yes_by_lang: dict[str, float]  # ...and its "yes" (on the false yeses, at the moves' rate)
     summaries: tuple[str, ...]
 
 
 def answer_fit(samples: Sequence[MoveSample], shipped: float) -> AnswerPoints:
     """The answers' points from the lines heard while a question waited (said alone and at a table's games):
-    pooled, each language's, and each language's for a "yes" (`answer_points`), with what each takes."""
+    pooled, and each language's for a "no" and for a "yes" (`answer_points`), with what each takes."""
     scored = [s for s in samples if not s.plain]  # a plain "yes" needs no scores
     share = point(scored, shipped)
     by_words = answer_points(scored, share)
@@ -546,10 +548,19 @@ def answer_fit(samples: Sequence[MoveSample], shipped: float) -> AnswerPoints:
             )
             for chosen in by_words
         ),
+        *(
+            summary(
+                f"no from the scores alone, {chosen.words} ({', '.join(chosen.langs)}; only false noes count, "
+                f"at most {READ_ONLY_WRONG_RATE:.0%})",
+                [s for s in scored if s.lang in chosen.langs and s.command == Command.NO.value],
+                chosen.no,
+            )
+            for chosen in by_words
+        ),
     )
     return AnswerPoints(
         share,
-        {lang: chosen.share for chosen in by_words for lang in chosen.langs},
+        {lang: chosen.no for chosen in by_words for lang in chosen.langs},
         {lang: chosen.yes for chosen in by_words for lang in chosen.langs},
         summaries,
     )

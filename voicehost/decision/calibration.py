@@ -113,7 +113,7 @@ class Calibration:
     def answer_point(self, lang: Lang, command: Command | None = None) -> float:
         """The share from which "yes" or "no" (`command`; either when None) heard only by the scores answers a
         question in `lang`: "yes" from its own point where one was chosen (on the false yeses alone), "no"
-        from the answers' (every wrong answer counted)."""
+        from the answers' (on the false noes, where "yes" has its own point: a "no" changes nothing)."""
         if command is Command.YES and lang.value in self.yes_by_lang:
             return self.yes_by_lang[lang.value]
         return self.answer_by_lang.get(lang.value, self.answer_share)
