@@ -50,7 +50,7 @@ def test_each_answer_heard_at_a_question_is_kept_with_what_was_answered() -> Non
     host = _Host([moment for _, _, moment in said])
     found: list[MoveSample] = []
     inner = _Ears(table, [(text, answering, Heard("Sim.", 0.9)) for text, answering, _ in said])
-    ears = _AnswersHeard(inner, host, table, found, "pt-PT|babble-10-reverb|0")  # type: ignore[arg-type]
+    ears = _AnswersHeard(inner, host, table, found, "pt-PT|babble-10-reverb|0", "babble-10-reverb")  # type: ignore[arg-type]
     assert len(list(ears.utterances([], lambda: ASKED))) == len(said)  # every line still reaches the host
     assert [(s.meant, s.command, s.right, s.condition) for s in found] == [
         ("no", "yes", False, "babble-10-reverb"),
