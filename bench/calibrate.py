@@ -545,15 +545,15 @@ def main(argv: list[str] | None = None) -> int:
         return _write_unworded_places(calibration(), recognizer, said, conditions, options, command)
     if options.undo_only:
         return _write_undo(calibration(), recognizer, utterances, conditions, options.cache, options.write, command)
-    room = _room_answers(recognizer, langs, options)
-    if options.answers_only:
-        return _write_answers(calibration(), recognizer, utterances, conditions, room, options, command)
     if options.places_only:
         placed, summary = _places(recognizer, langs, utterances, conditions, options)
         shipped = calibration()
         fitted = {**shipped.fitted, "place": summary, "place_command": command}
         print(f"[calibrate] {summary}", file=sys.stderr)
         return _publish(replace(shipped, place=placed, fitted=fitted), options.write)
+    room = _room_answers(recognizer, langs, options)  # every fit still to come weighs the answers
+    if options.answers_only:
+        return _write_answers(calibration(), recognizer, utterances, conditions, room, options, command)
     moves = move_points(recognizer, utterances, conditions, options.cache, measured, room)
     for line in moves.summaries:
         print(f"[calibrate] {line}", file=sys.stderr)
@@ -745,17 +745,12 @@ def _room_answers(recognizer: Any, langs: Sequence[Lang], options: argparse.Name
     """The lines the tuning voices' games heard while a question waited (`bench.calibrate_answers`); none
     for a smoke test or when no room is asked for."""
     rooms = [Condition.parse(name) for name in options.room_conditions.split(",") if name.strip()]
-    if options.quick or not rooms or not (options.answers_only or options.moves_only or _full_fit(options)):
+    if options.quick or not rooms:
         return []
     games = ("bench/calibrate_answers.py", "bench/players.py", "bench/table.py")  # how the games are played
     played = hashlib.sha256(b"".join((ROOT / name).read_bytes() for name in games)).hexdigest()[:8]
     store = options.cache.parent / f"room-answers-{_code_version()}-{played}.json"
     return collect_room_answers(recognizer, langs, rooms, options.cache, store, options.room_games)
-
-
-def _full_fit(options: argparse.Namespace) -> bool:
-    only = ("names_only", "unworded_only", "unworded_places_only", "undo_only", "places_only", "answers_only")
-    return not any(getattr(options, name) for name in only) and not options.moves_only
 
 
 def _write_answers(
