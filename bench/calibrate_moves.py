@@ -470,36 +470,37 @@ def ask_summary(samples: Sequence[MoveSample], chosen: float | None) -> str:
     )
 
 
-SORRY_RATE: Final = 0.02
+ENDING_ASK_RATE: Final = 0.02
 """At most one line in fifty that is neither "new game" nor "quit" (talk after a game, another command)
-meets "Sorry?" once the game is over: the price of answering the garbled endings."""
+is asked back as one once the game is over ("Sair do jogo?"): the price of answering the garbled endings."""
 ENDING_VALUES: Final = frozenset(command.value for command in ENDINGS)
 
 
-def sorry_point(samples: Sequence[EndingSample], shipped: float | None) -> float | None:
-    """The widest gap (nats a token) within which the lines that are no ending fall at most SORRY_RATE of
-    the time: a line the words do not read as an ending but the scores put within it is answered "Sorry?";
+def ending_ask_point(samples: Sequence[EndingSample], shipped: float | None) -> float | None:
+    """The widest gap (nats a token) within which the lines that are no ending fall at most ENDING_ASK_RATE of
+    the time: a line the words do not read as an ending but the scores put within it is asked back as one;
     None when no gap keeps the others under it; `shipped` when fewer than MIN_SAMPLES endings were said."""
     others = [s for s in samples if s.meant not in ENDING_VALUES]
     if sum(s.meant in ENDING_VALUES for s in samples) < MIN_SAMPLES or not others:
         return shipped
     best: float | None = None
     for gap in sorted({s.gap for s in samples if s.gap is not None}):
-        if sum(s.gap is not None and s.gap <= gap for s in others) <= SORRY_RATE * len(others):
+        if sum(s.gap is not None and s.gap <= gap for s in others) <= ENDING_ASK_RATE * len(others):
             best = gap
     return None if best is None else math.floor(best * 1000) / 1000
 
 
-def sorry_summary(samples: Sequence[EndingSample], chosen: float | None) -> str:
+def ending_ask_summary(samples: Sequence[EndingSample], chosen: float | None) -> str:
     garbled = [s for s in samples if s.meant in ENDING_VALUES and s.gap is not None]
     others = [s for s in samples if s.meant not in ENDING_VALUES]
     if chosen is None:
-        return f'"Sorry?" once the game is over: no gap keeps the other lines under {SORRY_RATE:.0%}: silence'
+        head = "an ending asked back once the game is over"
+        return f"{head}: no gap keeps the other lines under {ENDING_ASK_RATE:.0%}: silence"
     within = [s for s in garbled if s.gap is not None and s.gap <= chosen]
     wrongly = [s for s in others if s.gap is not None and s.gap <= chosen]
     return (
-        f'"Sorry?" once the game is over, within {chosen:.3f} nats a token: {len(within)} of {len(garbled)} '
-        f"endings not read from their words, {len(wrongly)} of {len(others)} other lines"
+        f"an ending asked back once the game is over, within {chosen:.3f} nats a token: {len(within)} of "
+        f"{len(garbled)} endings not read from their words, {len(wrongly)} of {len(others)} other lines"
     )
 
 
@@ -575,7 +576,7 @@ class MovePoints:
     answer_by_lang: dict[str, float]
     yes_by_lang: dict[str, float]
     ending_gap: float | None
-    ending_sorry: float | None
+    ending_ask: float | None
     read_only_share: float | None
     pass_alone_share: float | None
     pass_ask_share: float | None
@@ -609,7 +610,7 @@ def move_points(
     answered = answer_fit([*answers, *room_answers], shipped.answer_share)
     endings = collect_endings(recognizer, utterances, conditions, cache, measured)
     gap = gap_point(endings, shipped.ending_gap)
-    sorry = sorry_point(endings, shipped.ending_sorry)
+    asked = ending_ask_point(endings, shipped.ending_ask)
     return MovePoints(
         number_sure,
         gate,
@@ -618,7 +619,7 @@ def move_points(
         answered.by_lang,
         answered.yes_by_lang,
         gap,
-        sorry,
+        asked,
         read_only_share,
         pass_alone_share,
         pass_ask_share,
@@ -635,6 +636,6 @@ def move_points(
             ask_summary(passes, pass_ask_share),
             *answered.summaries,
             ending_summary(endings, gap),
-            sorry_summary(endings, sorry),
+            ending_ask_summary(endings, asked),
         ),
     )

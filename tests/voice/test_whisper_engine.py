@@ -230,5 +230,5 @@ def test_an_ending_said_after_the_hosts_name_is_scored_after_it(whisper: object)
     moment = Moment(Lang.PT_PT, Awaited.OVER, listening=ListenMode.ADDRESSED, host_names=("apresentador",))
     heard = whisper.recognize(said("pt", "apresentador, sair do jogo"), moment)  # type: ignore[attr-defined]
     assert heard.commands is not None and ending_of(Lang.PT_PT, heard.commands.phrases[0]) is Command.QUIT
-    gap, near = ending_gap(heard), calibration().ending_sorry
+    gap, near = ending_gap(heard), calibration().ending_ask
     assert gap is not None and near is not None and gap <= near, (heard.text, gap)

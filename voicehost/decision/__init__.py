@@ -12,7 +12,6 @@ from __future__ import annotations
 from voicehost.decision.calibration import Calibration, calibration
 from voicehost.decision.cards import Evidence, evidence
 from voicehost.decision.decide import decide
-from voicehost.decision.endings import ending_near
 from voicehost.decision.features import FEATURES, GuessFeatures
 from voicehost.decision.stops import is_stop
 from voicehost.decision.unfinished import unfinished
@@ -24,7 +23,6 @@ __all__ = [
     "GuessFeatures",
     "calibration",
     "decide",
-    "ending_near",
     "evidence",
     "is_stop",
     "unfinished",

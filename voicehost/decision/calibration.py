@@ -92,8 +92,8 @@ class Calibration:
     # the name a letter away ("Post sheriff"): the words and the gain agree (between `name_ask` and `name_gain`)
     read_only_share: float | None = None  # a read-only command heard only by the scores ("Pua no placar.")
     # is taken from this share; None: never (its words alone count)
-    ending_sorry: float | None = None  # once the game is over, a short line "new game" or "quit" explains within
-    # this many nats a token is answered "Sorry?" ("Sai na tua jogo."): likely one garbled; None: silence
+    ending_ask: float | None = None  # once the game is over, a short line "new game" or "quit" explains within
+    # this many nats a token is asked back ("Sai na tua jogo."): likely one garbled; None: silence
     pass_alone_share: float | None = None  # "pass" heard only by the scores ("Tâso") is acted on at once from
     # this share (undo takes it back); None: only asked back (from `pass_ask_share`)
     pass_ask_share: float | None = None  # ...and asked back ("pass?") from this one; None: from `pass_share`
@@ -147,7 +147,7 @@ class Calibration:
             place_unworded_act=_optional_float(data.get("unworded", {}).get("place_act")),
             place_unworded_words=int(data.get("unworded", {}).get("place_words", 0)),
             ending_gap=_optional_float(data["commands"].get("ending_gap")),
-            ending_sorry=_optional_float(data["commands"].get("ending_sorry")),
+            ending_ask=_optional_float(data["commands"].get("ending_ask")),
             read_only_share=_optional_float(data["commands"].get("read_only_share")),
             pass_alone_share=_optional_float(data["commands"].get("pass_alone_share")),
             pass_ask_share=_optional_float(data["commands"].get("pass_ask_share")),
@@ -168,7 +168,7 @@ class Calibration:
                 "answer_share": self.answer_share,
                 "pass_share": self.pass_share,
                 "ending_gap": self.ending_gap,
-                "ending_sorry": self.ending_sorry,
+                "ending_ask": self.ending_ask,
                 "read_only_share": self.read_only_share,
                 "pass_alone_share": self.pass_alone_share,
                 "pass_ask_share": self.pass_ask_share,

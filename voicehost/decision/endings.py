@@ -3,19 +3,19 @@ garbles ("sair do jogo" comes out "Sai no dujogo. Sai"). Every way of saying the
 transcript of the utterance (`Heard.commands`, per token); one that explains the audio nearly as well as
 the free transcript does (within `Calibration.ending_gap` nats a token, chosen on the tuning voices by
 `bench.calibrate` so that table talk after a game is not taken for either; None where no gap keeps it
-out, and only the words count) is taken. A short line within a wider gap (`Calibration.ending_sorry`) is
-likely one garbled past taking ("Sai na tua jogo."): the host answers "Sorry?" rather than silence."""
+out, and only the words count) is taken. A short line within a wider gap (`Calibration.ending_ask`) is
+likely one garbled past taking ("Sai na tua jogo."): the host asks it back ("Sair do jogo?"), so the table
+leaves with a "sim" the ears hear well rather than saying a garbled phrase again."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Final
 
 from voicehost.decision.calibration import Calibration
 from voicehost.ears.heard import Heard
 from voicehost.understanding import Action, HeardCommand, NotUnderstood, Understanding
 from voicehost.understanding.reading import Reading
-from voicehost.understanding.vocabulary import ENDINGS, ending_of, ending_phrases
+from voicehost.understanding.vocabulary import ENDINGS, ending_of
 
 MAX_ENDING_WORDS: Final = 5
 """A transcript longer than this is talk about the game, not a garbled "new game" or "quit"."""
@@ -32,33 +32,29 @@ def ending_gap(heard: Heard) -> float | None:
 
 def ending_verdict(heard: Heard, reading: Reading, model: Calibration) -> Understanding:
     """The words' own reading when they say a command plainly; else "new game" or "quit" from the scores
-    when one is within the calibrated gap of the transcript and the line is short; else the words'. A
-    line only near one (`ending_near`: answered "Sorry?") carries the phrase as its `nearest`; the same
-    command near again right after (`Moment.unclear`) is asked back: two hearings agree (MBROLA pt1's
-    "sair do jogo" met "Sorry?" four times in a row and the table could not leave)."""
+    when one is within the calibrated gap of the transcript and the line is short; else, when one is only
+    near (`ending_near`), that ending asked back. Asked at the first hearing: answered "Sorry?" instead, a
+    table in babble said "sair do jogo" five times ("Saindo de jogas.", "Saiu do Jão Goliás", "Seis.") and
+    could not leave, each garble a different distance from the phrase; "sim" is heard at once."""
     said = reading.said
     if isinstance(said, HeardCommand) and said.command in ENDINGS and said.action is Action.ACCEPT:
         return said
     gap, point = ending_gap(heard), model.ending_gap
     if gap is None or heard.commands is None or not 0 < len(reading.text.split()) <= MAX_ENDING_WORDS:
         return said
-    lang = reading.moment.lang
     phrase = heard.commands.phrases[0]
-    command = ending_of(lang, phrase)
+    command = ending_of(reading.moment.lang, phrase)
     if point is not None and gap <= point:
         return HeardCommand(phrase, Action.ACCEPT, 1.0, command)
-    if not isinstance(said, NotUnderstood) or not ending_near(heard, reading, model):
-        return said
-    unclear = reading.moment.unclear
-    if unclear is not None and unclear in ending_phrases(lang) and ending_of(lang, unclear) is command:
+    if isinstance(said, NotUnderstood) and ending_near(heard, reading, model):
         return HeardCommand(phrase, Action.CONFIRM, 1.0, command)
-    return replace(said, nearest=phrase)
+    return said
 
 
 def ending_near(heard: Heard, reading: Reading, model: Calibration) -> bool:
     """Whether a short line once the game is over is likely "new game" or "quit" garbled: within the
-    calibrated gap for "Sorry?" (`Calibration.ending_sorry`), where few lines of talk fall."""
-    gap, point = ending_gap(heard), model.ending_sorry
+    calibrated gap for asking it back (`Calibration.ending_ask`), where few lines of talk fall."""
+    gap, point = ending_gap(heard), model.ending_ask
     if gap is None or point is None:
         return False
     return gap <= point and 0 < len(reading.text.split()) <= MAX_ENDING_WORDS

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Final
 
-from voicehost.decision import calibration, decide, ending_near
+from voicehost.decision import calibration, decide
 from voicehost.decision.cards import UNCLEAR_SHARE
 from voicehost.ears.heard import Heard
 from voicehost.referee.attention import Attention, attend, hedged
@@ -113,19 +113,8 @@ def take_up(heard: Heard, moment: Moment) -> TakenUp:
     denied_again = (form.talk or isinstance(understood, NotUnderstood)) and _denied_again(heard, reading)
     if form.talk and denied_again:
         form = replace(form, talk=False)  # "Eu não posto." taken up as "passo?" and denied: still a move, heard again
-    garbled_ending = (
-        moment.awaited is Awaited.OVER
-        and isinstance(understood, NotUnderstood)
-        and ending_near(heard, reading, calibration())
-    )
-    if garbled_ending:
-        form = replace(form, talk=False)  # "Sai na tua jogo.": "sair do jogo" garbled past taking, by the scores
     # "Fim." for "orelha", just asked back as "Fim?" and denied, then heard so again: no silence for it
-    move_shaped = (
-        garbled_ending
-        or _move_shaped(form, understood, reading)
-        or (denied_again and isinstance(understood, NotUnderstood))
-    )
+    move_shaped = _move_shaped(form, understood, reading) or (denied_again and isinstance(understood, NotUnderstood))
     verdict = attend(
         form,
         understood,
