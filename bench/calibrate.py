@@ -98,14 +98,15 @@ class Sample:
 
 
 def _code_version() -> str:
-    """What the samples depend on: the engine, the tree decoder, the decision's code (the features, and
-    what the moves' samples are taken as), how a line is taken up (the clue gate's and the open way's
-    samples go through it), the vocabularies (the phrases scored and read), how they are
+    """What the samples depend on: the engine, the tree decoder, the room's noise estimate, the decision's
+    code (the features, and what the moves' samples are taken as), how a line is taken up (the clue gate's
+    and the open way's samples go through it), the vocabularies (the phrases scored and read), how they are
     measured, and the corpus's audio."""
     digest = hashlib.sha256()
     names = [
         "voicehost/ears/recognizers/whisper.py",
         "voicehost/ears/recognizers/whisper_tree.py",
+        "voicehost/ears/conditions.py",
         *sorted(str(path.relative_to(ROOT)) for path in (ROOT / "voicehost" / "decision").glob("*.py")),
         *sorted(str(path.relative_to(ROOT)) for path in (ROOT / "voicehost" / "vocab").glob("*.toml")),
         "bench/calibrate_moves.py",
