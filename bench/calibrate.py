@@ -98,15 +98,14 @@ class Sample:
 
 
 def _code_version() -> str:
-    """What the samples depend on: the engine, the tree decoder, the room's noise estimate, the decision's
-    code (the features, and what the moves' samples are taken as), how a line is taken up (the clue gate's
-    and the open way's samples go through it), the vocabularies (the phrases scored and read), how they are
+    """What the samples depend on: the engine, the tree decoder, the decision's code (the features, and
+    what the moves' samples are taken as), how a line is taken up (the clue gate's and the open way's
+    samples go through it), the vocabularies (the phrases scored and read), how they are
     measured, and the corpus's audio."""
     digest = hashlib.sha256()
     names = [
         "voicehost/ears/recognizers/whisper.py",
         "voicehost/ears/recognizers/whisper_tree.py",
-        "voicehost/ears/conditions.py",
         *sorted(str(path.relative_to(ROOT)) for path in (ROOT / "voicehost" / "decision").glob("*.py")),
         *sorted(str(path.relative_to(ROOT)) for path in (ROOT / "voicehost" / "vocab").glob("*.toml")),
         "bench/calibrate_moves.py",
@@ -512,8 +511,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--answers-only",
         action="store_true",
-        help='refit only the points for "yes" heard only by the scores, a loud room\'s too (alone and at games); '
-        '"no" and the rest are kept',
+        help='refit only the points for "yes" and "no" heard only by the scores (alone and at games), keep the rest',
     )
     parser.add_argument(
         "--room-conditions",
@@ -605,7 +603,6 @@ def main(argv: list[str] | None = None) -> int:
         answer_share=moves.answer_share,
         answer_by_lang=moves.answer_by_lang,
         yes_by_lang=moves.yes_by_lang,
-        yes_loud_by_lang=moves.yes_loud_by_lang,
         pass_share=moves.pass_share,
         number_sure=moves.number_sure,
         clue_floor=moves.clue_gate.floor,
@@ -765,13 +762,12 @@ def _write_answers(
     options: argparse.Namespace,
     command: str,
 ) -> int:
-    """The shipped calibration with the "yes" points refitted (`--answers-only`: a quiet room's and, where one
-    takes more right yeses, a loud room's) on the answers said alone and the lines heard while a question
-    waited at the tuning voices' games. "No" is kept: a false "no" costs a repeat, as one not taken does, and
-    which costs a table more is not measured; the moves' fit (`--moves-only`) refits it."""
+    """The shipped calibration with the answers' points refitted (`--answers-only`) on the answers said alone
+    and the lines heard while a question waited at the tuning voices' games."""
     answers = collect_commands(recognizer, utterances, conditions, options.cache, measured, Command.YES)
     fitted = answer_fit([*answers, *room], shipped.answer_share)
-    # only the languages heard are refitted (`--langs`): the others stay as shipped
+    # only the languages heard are refitted (`--langs`): the others, and the pooled point unless every
+    # language was heard, stay as shipped
     langs = {utterance.lang.value for utterance in utterances}
     every = langs >= {lang.value for lang in Lang}
     summaries = list(fitted.summaries if every else fitted.summaries[1:])  # the first: the pooled point
@@ -781,11 +777,9 @@ def _write_answers(
     record = {**shipped.fitted, "answers": [when, *summaries], "answers_command": command}
     refitted = replace(
         shipped,
+        answer_share=fitted.share if every else shipped.answer_share,
+        answer_by_lang={**shipped.answer_by_lang, **{k: v for k, v in fitted.by_lang.items() if k in langs}},
         yes_by_lang={**shipped.yes_by_lang, **{k: v for k, v in fitted.yes_by_lang.items() if k in langs}},
-        yes_loud_by_lang={
-            **{k: v for k, v in shipped.yes_loud_by_lang.items() if k not in langs},
-            **{k: v for k, v in fitted.yes_loud_by_lang.items() if k in langs},
-        },
         fitted=record,
     )
     return _publish(refitted, options.write)
@@ -803,7 +797,6 @@ def _write_moves(shipped: Calibration, moves: MovePoints, write: bool, command: 
         answer_share=moves.answer_share,
         answer_by_lang=moves.answer_by_lang,
         yes_by_lang=moves.yes_by_lang,
-        yes_loud_by_lang=moves.yes_loud_by_lang,
         ending_gap=moves.ending_gap,
         ending_ask=moves.ending_ask,
         read_only_share=moves.read_only_share,

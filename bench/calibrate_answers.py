@@ -69,7 +69,7 @@ def _asking(model: Calibration) -> Calibration:
     """The calibration the games are played with: as shipped, but no answer is taken from the scores alone
     (only from its words), so the games do not depend on the answers' points they are played to choose: a
     refit after `--write` plays the same games and finds the same points."""
-    return replace(model, answer_share=1.0, answer_by_lang={}, yes_by_lang={}, yes_loud_by_lang={})
+    return replace(model, answer_share=1.0, answer_by_lang={}, yes_by_lang={})
 
 
 def _answer_said(text: str, lang: Lang) -> Command | None:

@@ -37,7 +37,7 @@ from bench.corpus import (
 from bench.voices import TestVoice
 from engine.lang import Lang
 from voicehost.decision import Calibration, calibration, decide
-from voicehost.decision.calibration import LoudPoint, use
+from voicehost.decision.calibration import use
 from voicehost.decision.cards import answer_in_words
 from voicehost.decision.clues import clue_share, unwritten_number
 from voicehost.decision.decide import command_rivals, lead_share
@@ -75,7 +75,6 @@ class MoveSample:
     acted: bool = True  # the decision could act on it at once (a sentence scored as "pass" is only asked back)
     meant: str | None = None  # the command said, for the commands' samples (None: talk or a card)
     lang: str = ""  # the language said in, for the points a language has of its own (the answers')
-    snr: float | None = None  # the ears' estimate of the room's noise under it (dB), for the points of a loud room
 
 
 MIN_SAMPLES: Final = 50
@@ -107,7 +106,6 @@ class WordsPoint:
     share: float  # "yes" or "no", every wrong answer counted
     yes: float  # "yes", only the false yeses counted: a false "yes" acts (a reveal, a clue, a pass)...
     no: float  # ..."no", only the false noes, at the read-only rate: a false "no" changes nothing (a repeat)
-    loud: LoudPoint | None = None  # "yes" in a loud room, where a point of its own takes more right yeses
 
 
 def answer_points(samples: Sequence[MoveSample], pooled: float) -> list[WordsPoint]:
@@ -124,41 +122,10 @@ def answer_points(samples: Sequence[MoveSample], pooled: float) -> list[WordsPoi
         own = [s for s in samples if s.lang in langs]
         if sum(s.share > 0 for s in own) >= MIN_SAMPLES:
             either = point(own, pooled)
-            yeses = [s for s in own if s.command == Command.YES.value]
-            yes, loud = yes_points(yeses, point(yeses, either))
+            yes = point([s for s in own if s.command == Command.YES.value], either)
             no = point([s for s in own if s.command == Command.NO.value], either, READ_ONLY_WRONG_RATE)
-            found.append(WordsPoint(words, tuple(langs), either, yes, no, loud))
+            found.append(WordsPoint(words, tuple(langs), either, yes, no))
     return found
-
-
-LOUD_BELOW_DB: Final = tuple(float(db) for db in range(8, 31, 2))
-"""The ears' noise estimates (`voicehost.ears.conditions`) at which a loud room may be told from a quieter one:
-the tuning voices' guesses read about 40 dB clean, 18 at 20 dB of babble, 15 at 10 and 12 at 5."""
-
-
-def yes_points(samples: Sequence[MoveSample], one: float) -> tuple[float, LoudPoint | None]:
-    """The point of a "yes" heard only by the scores, and where a loud room needs its own, the loud room's:
-    at each noise estimate of LOUD_BELOW_DB, the lines heard below it and those heard at or above it each get
-    their own point (at most WRONG_RATE false yeses, MIN_SAMPLES scored in each); the split that takes the
-    most right yeses at once is kept when it takes more than `one` point for every room does, and its loud
-    point is the higher. A talking table's "não" comes out "Nem." or "Na em-sem-ho" scored "sim" at 0.6 to 0.9,
-    which no "não" said in a quiet room does: one point for both asks the quiet room's right yeses back."""
-
-    def taken(lines: Sequence[MoveSample], share: float) -> int:
-        return sum(s.right and s.share >= share for s in lines)
-
-    best = taken(samples, one)
-    kept: tuple[float, LoudPoint | None] = (one, None)
-    for below in LOUD_BELOW_DB:
-        loud = [s for s in samples if s.snr is not None and s.snr < below]
-        calm = [s for s in samples if s.snr is None or s.snr >= below]
-        if min(sum(s.share > 0 for s in loud), sum(s.share > 0 for s in calm)) < MIN_SAMPLES:
-            continue
-        calm_point, loud_point = point(calm, one), point(loud, one)
-        right = taken(calm, calm_point) + taken(loud, loud_point)
-        if right > best and loud_point > calm_point:
-            best, kept = right, (calm_point, LoudPoint(below, loud_point))
-    return kept
 
 
 def summary(name: str, samples: Sequence[MoveSample], chosen: float | None) -> str:
@@ -330,7 +297,6 @@ def _lenient(model: Calibration) -> Calibration:
         pass_ask_share=0.0,
         answer_by_lang={},
         yes_by_lang={},
-        yes_loud_by_lang={},
     )
 
 
@@ -388,9 +354,8 @@ def command_sample(
     understood = decide(heard, reading, _lenient(calibration()))
     lang = moment.lang
     said = meant.value if meant is not None else None
-    snr = heard.snr_db
     if not isinstance(understood, HeardCommand) or understood.command not in _family(command):
-        return MoveSample(uid, condition, 0.0, False, False, meant=said, lang=lang.value, snr=snr)
+        return MoveSample(uid, condition, 0.0, False, False, meant=said, lang=lang.value)
     taken = understood.command
     # read plainly, or (an answer) the words agree with the scores: no point needed for either
     if moment.answering:
@@ -404,7 +369,7 @@ def command_sample(
         share = understood.confidence
     else:
         share = _scored_share(heard, moment, vocabulary(lang).scored_words[taken])
-    return MoveSample(uid, condition, share, plain, meant is taken, taken.value, acted, said, lang.value, snr)
+    return MoveSample(uid, condition, share, plain, meant is taken, taken.value, acted, said, lang.value)
 
 
 def _family(command: Command) -> tuple[Command, ...]:
@@ -557,7 +522,6 @@ class AnswerPoints:
     share: float  # "yes" or "no" from the scores alone, every language pooled
     by_lang: dict[str, float]  # ...a language's own "no" (on the false noes, at the read-only rate)
     yes_by_lang: dict[str, float]  # ...and its "yes" (on the false yeses, at the moves' rate)
-    yes_loud_by_lang: dict[str, LoudPoint]  # ...and its "yes" in a loud room, where one of its own takes more
     summaries: tuple[str, ...]
 
 
@@ -577,7 +541,14 @@ def answer_fit(samples: Sequence[MoveSample], shipped: float) -> AnswerPoints:
             )
             for chosen in by_words
         ),
-        *(yes_summary(chosen, [s for s in scored if s.lang in chosen.langs]) for chosen in by_words),
+        *(
+            summary(
+                f"yes from the scores alone, {chosen.words} ({', '.join(chosen.langs)}; only false yeses count)",
+                [s for s in scored if s.lang in chosen.langs and s.command == Command.YES.value],
+                chosen.yes,
+            )
+            for chosen in by_words
+        ),
         *(
             summary(
                 f"no from the scores alone, {chosen.words} ({', '.join(chosen.langs)}; only false noes count, "
@@ -592,23 +563,7 @@ def answer_fit(samples: Sequence[MoveSample], shipped: float) -> AnswerPoints:
         share,
         {lang: chosen.no for chosen in by_words for lang in chosen.langs},
         {lang: chosen.yes for chosen in by_words for lang in chosen.langs},
-        {lang: chosen.loud for chosen in by_words for lang in chosen.langs if chosen.loud is not None},
         summaries,
-    )
-
-
-def yes_summary(chosen: WordsPoint, samples: Sequence[MoveSample]) -> str:
-    """What the "yes" points of one words group take, the loud room's apart where it has its own."""
-    yeses = [s for s in samples if s.command == Command.YES.value]
-    name = f"yes from the scores alone, {chosen.words} ({', '.join(chosen.langs)}; only false yeses count)"
-    loud = chosen.loud
-    if loud is None:
-        return summary(name, yeses, chosen.yes)
-    below = [s for s in yeses if s.snr is not None and s.snr < loud.below_db]
-    rest = [s for s in yeses if s.snr is None or s.snr >= loud.below_db]
-    return (
-        f"{summary(name + f', the room at {loud.below_db:.0f} dB or more', rest, chosen.yes)}; "
-        f"{summary(f'below {loud.below_db:.0f} dB', below, loud.share)}"
     )
 
 
@@ -620,7 +575,6 @@ class MovePoints:
     answer_share: float
     answer_by_lang: dict[str, float]
     yes_by_lang: dict[str, float]
-    yes_loud_by_lang: dict[str, LoudPoint]
     ending_gap: float | None
     ending_ask: float | None
     read_only_share: float | None
@@ -664,7 +618,6 @@ def move_points(
         answered.share,
         answered.by_lang,
         answered.yes_by_lang,
-        answered.yes_loud_by_lang,
         gap,
         asked,
         read_only_share,

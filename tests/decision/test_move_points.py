@@ -18,13 +18,11 @@ from bench.calibrate_moves import (
     clue_corpus,
     gate_point,
     point,
-    yes_points,
 )
 from bench.corpus import ANSWER_TEMPI, COMMAND_TEMPI, answer_corpus, command_corpus, corpus
 from bench.voices import TestVoice
 from engine.lang import Lang
 from voicehost.decision import Calibration, calibration
-from voicehost.decision.calibration import LoudPoint
 from voicehost.understanding import Command
 
 VOICES = [TestVoice("rhvoice:slt", "en", "rhvoice", "slt"), TestVoice("espeak:en-us", "en", "espeak", "en-us")]
@@ -147,53 +145,6 @@ def test_yes_has_its_own_point_chosen_on_the_false_yeses_alone() -> None:
     assert model.answer_point(Lang.PT_PT, Command.NO) == 0.5
     assert model.answer_point(Lang.IT, Command.YES) == model.answer_point(Lang.IT)  # no point of its own
     assert Calibration.from_dict(model.to_dict()).yes_by_lang == {"pt-PT": 0.8}
-
-
-def _yes(i: int, share: float, right: bool, snr: float) -> MoveSample:
-    meant = "yes" if right else "no"
-    return MoveSample(f"y{i}", "room", share, False, right, "yes", True, meant, "pt-BR", snr)
-
-
-def test_a_loud_room_gets_its_own_point_of_yes_where_it_takes_more_right_yeses() -> None:
-    """Quiet lines (35 dB) are right from 0.55 up; lines of a talking room (12 dB) are right from 0.55 up
-    too, but two "não" there were scored "sim" at 0.70 and 0.74. One point for every room must sit above
-    0.74 and asks the quiet room's right yeses back; split at the noise estimate, the quiet room keeps
-    0.55 and the loud one gets its own point above 0.74: more right yeses at once, none wrong."""
-    quiet = [_yes(i, 0.55 + 0.44 * i / 99, True, 35.0) for i in range(100)]
-    loud = [_yes(100 + i, 0.55 + 0.44 * i / 99, True, 12.0) for i in range(100)]
-    wrong = [_yes(300, 0.70, False, 12.0), _yes(301, 0.74, False, 11.0)]
-    one = point([*quiet, *loud, *wrong], 0.9)
-    assert one > 0.74
-    yes, loud_point = yes_points([*quiet, *loud, *wrong], one)
-    assert yes == 0.55 and loud_point is not None
-    assert loud_point.share > 0.74 and 12.0 < loud_point.below_db <= 35.0
-    (group,) = answer_points([*quiet, *loud, *wrong], 0.9)
-    assert group.yes == 0.55 and group.loud == loud_point
-    # the worse false yes in the quiet room: a loud room never needs less than a quiet one, one point
-    spread = [_yes(300, 0.74, False, 35.0), _yes(301, 0.70, False, 12.0)]
-    assert yes_points([*quiet, *loud, *spread], point([*quiet, *loud, *spread], 0.9))[1] is None
-
-
-def test_too_few_lines_on_either_side_of_the_room_keep_one_point_of_yes() -> None:
-    quiet = [_yes(i, 0.55 + 0.44 * i / 99, True, 35.0) for i in range(100)]
-    loud = [_yes(100 + i, 0.9, True, 12.0) for i in range(MIN_SAMPLES - 2)] + [_yes(300, 0.70, False, 12.0)]
-    one = point([*quiet, *loud], 0.9)
-    assert yes_points([*quiet, *loud], one) == (one, None)
-
-
-def test_the_point_of_yes_follows_the_rooms_noise_estimate() -> None:
-    model = replace(
-        calibration(),
-        answer_by_lang={"pt-BR": 0.5},
-        yes_by_lang={"pt-BR": 0.55},
-        yes_loud_by_lang={"pt-BR": LoudPoint(16.0, 0.88)},
-    )
-    assert model.answer_point(Lang.PT_BR, Command.YES, 12.0) == 0.88  # a talking room
-    assert model.answer_point(Lang.PT_BR, Command.YES, 30.0) == 0.55  # a quiet one
-    assert model.answer_point(Lang.PT_BR, Command.YES, None) == 0.55  # no estimate (vosk, text): as quiet
-    assert model.answer_point(Lang.PT_BR, Command.NO, 12.0) == 0.5  # "no" changes nothing: one point
-    assert model.answer_point(Lang.PT_PT, Command.YES, 12.0) == model.answer_point(Lang.PT_PT)  # none of its own
-    assert Calibration.from_dict(model.to_dict()).yes_loud_by_lang == {"pt-BR": LoudPoint(16.0, 0.88)}
 
 
 def test_a_language_without_its_own_answer_point_takes_the_pooled_one() -> None:

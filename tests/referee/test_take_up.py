@@ -473,26 +473,3 @@ def test_at_a_question_a_yes_the_words_do_not_say_needs_the_point_of_yes(answer:
         use(None)
     expected = Command.YES if answer == "yes" else Command.NO
     assert (isinstance(understood, HeardCommand) and understood.command is expected) is taken
-
-
-@pytest.mark.parametrize(("snr", "taken"), [(11.0, False), (32.0, True)])
-def test_at_a_question_a_yes_the_words_do_not_say_needs_the_loud_rooms_point_in_a_din(snr: float, taken: bool) -> None:
-    """ "GRAVATA?" - "Nem." (a "não" cut with a talking room's words) scored "sim" at 0.7: over the point of
-    "yes" in a quiet room (0.55), under a loud room's (0.88). Heard with the room 11 dB under the speech it is
-    not taken (it would reveal GRAVATA); the same scores in a quiet room are a "yes"."""
-    from dataclasses import replace
-
-    from voicehost.decision.calibration import LoudPoint, use
-
-    phrases = ("WALRUS", "PIANO", "OCEAN", "CHERRY", "sim", "não")
-    logits = tuple(math.log(0.7) if p == "sim" else math.log(0.3) if p == "WALRUS" else -30.0 for p in phrases)
-    closed = ClosedSet(phrases, logits, logits, tuple(0.0 for _ in phrases))
-    moment = Moment(Lang.PT_BR, Awaited.GUESS, visible=CARDS, asked=True, offers=("WALRUS",))
-    loud = {"pt-BR": LoudPoint(16.0, 0.88)}
-    use(replace(calibration(), answer_by_lang={"pt-BR": 0.55}, yes_by_lang={"pt-BR": 0.55}, yes_loud_by_lang=loud))
-    try:
-        heard = Heard("Nem.", 0.2, closed=closed, transcript_logprob=-1.0, snr_db=snr)
-        understood = take_up(heard, moment).understood
-    finally:
-        use(None)
-    assert (isinstance(understood, HeardCommand) and understood.command is Command.YES) is taken

@@ -59,23 +59,6 @@ def _logistic(bias: float, weights: tuple[float, ...], features: GuessFeatures) 
 
 
 @dataclass(frozen=True)
-class LoudPoint:
-    """A point that holds only in a loud room: below `below_db` of the ears' noise estimate (`Heard.snr_db`),
-    the answers a talking table makes there ("não" cut with the room's words, heard "Nem." and scored "sim")
-    need more of the scores' share than the same words said in a quiet room."""
-
-    below_db: float
-    share: float
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> LoudPoint:
-        return cls(float(data["below_db"]), float(data["share"]))
-
-    def to_dict(self) -> dict[str, float]:
-        return {"below_db": self.below_db, "share": self.share}
-
-
-@dataclass(frozen=True)
 class Calibration:
     bias: float
     weights: tuple[float, ...]  # in the order of FEATURES
@@ -119,8 +102,6 @@ class Calibration:
     yes_by_lang: Mapping[str, float] = field(default_factory=dict)  # a language's own point for a "yes" the
     # words do not say: a false "yes" acts (reveals, gives a clue, passes), a false "no" costs a repeat, so "yes"
     # has a point chosen on the false yeses alone, on answers heard in a talking room too; none: `answer_point`
-    yes_loud_by_lang: Mapping[str, LoudPoint] = field(default_factory=dict)  # a language's point for that "yes" in a
-    # loud room, where its games in one gave enough answers to choose it; none: the room does not matter
     undo_gap: float | None = None  # while the next clue is awaited, a short line an "undo" phrase explains within
     # this many nats a token of the transcript is taken for undo, which asks first; None: from its words only
 
@@ -129,17 +110,12 @@ class Calibration:
         supported one, else the one fitted on every language."""
         return self.by_lang.get(lang.value) or Logistic(self.bias, self.weights, self.act, self.ask)
 
-    def answer_point(self, lang: Lang, command: Command | None = None, snr_db: float | None = None) -> float:
+    def answer_point(self, lang: Lang, command: Command | None = None) -> float:
         """The share from which "yes" or "no" (`command`; either when None) heard only by the scores answers a
-        question in `lang`: "yes" from its own point where one was chosen (on the false yeses alone), and
-        from its loud room's where the ears put the room's noise (`snr_db`) below that room's; "no" from the
-        answers' (on the false noes, where "yes" has its own point: a "no" changes nothing)."""
-        if command is Command.YES:
-            loud = self.yes_loud_by_lang.get(lang.value)
-            if loud is not None and snr_db is not None and snr_db < loud.below_db:
-                return loud.share
-            if lang.value in self.yes_by_lang:
-                return self.yes_by_lang[lang.value]
+        question in `lang`: "yes" from its own point where one was chosen (on the false yeses alone), "no"
+        from the answers' (on the false noes, where "yes" has its own point: a "no" changes nothing)."""
+        if command is Command.YES and lang.value in self.yes_by_lang:
+            return self.yes_by_lang[lang.value]
         return self.answer_by_lang.get(lang.value, self.answer_share)
 
     def probability(self, features: GuessFeatures) -> float:
@@ -177,9 +153,6 @@ class Calibration:
             pass_ask_share=_optional_float(data["commands"].get("pass_ask_share")),
             answer_by_lang={lang: float(share) for lang, share in data["commands"].get("answer_by_lang", {}).items()},
             yes_by_lang={lang: float(share) for lang, share in data["commands"].get("yes_by_lang", {}).items()},
-            yes_loud_by_lang={
-                lang: LoudPoint.from_dict(loud) for lang, loud in data["commands"].get("yes_loud_by_lang", {}).items()
-            },
             undo_gap=_optional_float(data["commands"].get("undo_gap")),
             by_lang={
                 lang: Logistic.from_dict(model, f"the {lang} guess calibration")
@@ -202,11 +175,6 @@ class Calibration:
                 "undo_gap": self.undo_gap,
                 **({"answer_by_lang": dict(self.answer_by_lang)} if self.answer_by_lang else {}),
                 **({"yes_by_lang": dict(self.yes_by_lang)} if self.yes_by_lang else {}),
-                **(
-                    {"yes_loud_by_lang": {k: v.to_dict() for k, v in self.yes_loud_by_lang.items()}}
-                    if self.yes_loud_by_lang
-                    else {}
-                ),
             },
             "name": {"gain": self.name_gain, "ask": self.name_ask, "slip": self.name_slip},
             **({"place": self.place.to_dict()} if self.place is not None else {}),

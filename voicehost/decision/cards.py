@@ -347,7 +347,7 @@ def _command(heard: Heard, reading: Reading, found: Evidence, model: Calibration
     if answer and found.worded is not None:  # "isso mesmo" scored as "não": the words and the scores disagree
         return NotUnderstood(heard.text, Action.REPROMPT, share)
     short = len(heard.text.split()) <= MAX_NAME_WORDS  # an answer is a word or two, not a sentence of talk
-    if answer and share >= model.answer_point(reading.moment.lang, command, heard.snr_db) and short:
+    if answer and share >= model.answer_point(reading.moment.lang, command) and short:
         return HeardCommand(word, Action.ACCEPT, share, command)
     alone = model.pass_alone_share
     if command is Command.PASS and alone is not None and share >= alone and short:

@@ -8,9 +8,8 @@ frame a quarter of the way up from the quietest, in dB, capped at 40. Not the ve
 talk around the table has pauses too, and a short utterance may fall in one (on the bench's babble the
 quietest tenth read as a quiet room for most guesses heard with four talkers at 10 dB). With the quarter,
 the median guess of the tuning voices reads 40 clean, about 18 at 20 dB of babble, 15 at 10 dB and 12
-at 5 dB, though one clean guess in ten reads under 20. It is a feature of the calibrated decision, and
-says which point of "yes" an answer heard only by the scores needs (`Calibration.answer_point`: a loud
-room's where one was chosen), never a verdict of its own.
+at 5 dB, though one clean guess in ten reads under 20. It is a feature of the calibrated decision, never
+a verdict of its own.
 """
 
 from __future__ import annotations

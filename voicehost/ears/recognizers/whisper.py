@@ -276,10 +276,8 @@ class WhisperRecognizer:
         return replace(heard, transcript_logprob=scores[-1], closed=closed, places=placed)
 
     def _second_signal(self, heard: Heard, encoded: Any, audio: Audio, moment: Moment) -> Heard:
-        """Beside the cards' scores, how noisy the room was (`conditions.snr_db`: for every utterance, an
-        answer's point depends on it) and the cards found by their sounds (`voicehost.ears.examples`: aligned
-        with examples said by the host's own voices)."""
-        heard = replace(heard, snr_db=snr_db(audio))
+        """Beside the cards' scores, the cards found by their sounds (`voicehost.ears.examples`: aligned
+        with examples said by the host's own voices) and how noisy the room was (`conditions.snr_db`)."""
         if heard.closed is None or moment.answering or not moment.cards:
             return heard
         started = time.perf_counter()
@@ -288,7 +286,7 @@ class WhisperRecognizer:
         examples = by_example(self._states_of(encoded, audio), made, moment.cards)
         done = time.perf_counter()
         timings = (*heard.timings, ("examples made", (ready - started) * 1000), ("examples", (done - ready) * 1000))
-        return replace(heard, examples=examples, timings=timings)
+        return replace(heard, examples=examples, snr_db=snr_db(audio), timings=timings)
 
     def prepare(self, moment: Moment, *, wait: bool = False) -> None:
         """Make the examples of the board's cards (the second signal's, said by the host's voices) when
