@@ -619,6 +619,48 @@ def test_once_the_game_is_over_a_quit_near_is_asked_back_at_once() -> None:
         use(None)
 
 
+@pytest.mark.parametrize(
+    ("lang", "line", "command"),
+    [
+        ("pt-BR", "Quero jogar de novo.", Command.NEW_GAME),
+        ("en", "I want to play again", Command.NEW_GAME),
+        ("it", "voglio fare un'altra partita", Command.NEW_GAME),
+        ("pt-PT", "quero outro jogo", Command.NEW_GAME),
+        ("pt-BR", "é isso, fim de jogo", Command.QUIT),
+    ],
+)
+def test_once_the_game_is_over_an_ending_inside_a_short_line_is_asked_back(
+    lang: str, line: str, command: Command
+) -> None:
+    """The host's last line says "say new game to play again"; a table answers in its own words ("quero jogar
+    de novo" met silence): an ending of two words or more inside a short line is asked back, and one word
+    inside talk is no ending ("vamos sair para jantar")."""
+    host, _said, game = table(f"classic-{lang}")
+    host.hear(CLUE[lang])
+    host.hear(first_of(game, "assassin").lower())
+    assert game.over
+    host.hear(Heard(line, 0.4))
+    assert isinstance(host.question, ConfirmCommand) and host.question.command is command
+    host.hear({"en": "no", "it": "no"}.get(lang, "não"))
+    assert host.question is None and not host.finished
+    talk = {"en": "let's go out for dinner", "it": "usciamo a cena"}.get(lang, "vamos sair para jantar")
+    host.hear(Heard(talk, 0.4))
+    assert host.question is None and not host.finished
+
+
+@pytest.mark.parametrize("lang", ["pt-BR", "en"])
+def test_once_the_game_is_over_pass_heard_unsure_is_answered_not_asked(lang: str) -> None:
+    """ "Pass" heard unsure once the game is over: no "Did you say pass?" about a move that cannot be made,
+    the host says at once that the game is over."""
+    prompts = Prompts.load(Lang(lang))
+    host, said, game = table(f"classic-{lang}")
+    host.hear(CLUE[lang])
+    host.hear(first_of(game, "assassin").lower())
+    assert game.over
+    host.hear(Heard({"en": "Pass.", "pt-BR": "Passo."}[lang], 0.3))
+    assert host.question is None and said.lines[-1] == prompts.text("input.game_over_already")
+
+
 def test_the_addressed_way_asks_a_garbled_quit_back_too() -> None:
     """Said to the host ("apresentador, sair do jogo" heard "saíram do jogo"), a line near "quit" is asked
     back at once as in the open way, and "apresentador, sim" leaves."""

@@ -17,7 +17,7 @@ from engine.lang import Lang
 from voicehost.decision.calibration import Calibration, calibration
 from voicehost.decision.cards import card_verdict, move_shares, no_first, softmax
 from voicehost.decision.clues import clue_verdict
-from voicehost.decision.endings import ending_verdict
+from voicehost.decision.endings import at_game_over, ending_verdict
 from voicehost.decision.stops import is_stop
 from voicehost.decision.undo import undo_near
 from voicehost.ears.heard import ClosedSet, Heard
@@ -104,6 +104,10 @@ def decide(heard: Heard, reading: Reading, model: Calibration | None = None) -> 
     if moment.answering and no_first(reading):
         # "No, I'm not." for "no" over the others' talk: "no" changes nothing, so the words alone may say it
         return HeardCommand(reading.text, Action.ACCEPT, 1.0, Command.NO)
+    if moment.awaited is Awaited.OVER and not moment.asked:
+        over = at_game_over(reading)
+        if over is not None:
+            return over
     if moment.awaited is Awaited.OVER and heard.commands is not None:
         return ending_verdict(heard, reading, model or calibration())
     if not moment.guessing:

@@ -9,16 +9,46 @@ leaves with a "sim" the ears hear well rather than saying a garbled phrase again
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Final
 
 from voicehost.decision.calibration import Calibration
 from voicehost.ears.heard import Heard
 from voicehost.understanding import Action, HeardCommand, NotUnderstood, Understanding
 from voicehost.understanding.reading import Reading
-from voicehost.understanding.vocabulary import ENDINGS, ending_of
+from voicehost.understanding.results import Command
+from voicehost.understanding.text import tokenize
+from voicehost.understanding.vocabulary import ENDINGS, ending_of, ending_phrases, vocabulary
 
 MAX_ENDING_WORDS: Final = 5
 """A transcript longer than this is talk about the game, not a garbled "new game" or "quit"."""
+MIN_INSIDE_WORDS: Final = 2
+"""An ending found inside a line has at least this many words: "jogar de novo" in "quero jogar de novo" is a new
+game, "sair" in "vamos sair para jantar" no quit."""
+
+
+def at_game_over(reading: Reading) -> HeardCommand | None:
+    """What a line means once the game is over before any scores are weighed: "pass" heard unsure is taken,
+    so the host says at once that the game is over instead of asking "Did you say pass?" about a move that
+    cannot be made; "new game" or "quit" said inside a short line of the table's own words ("quero jogar de
+    novo", "can we play again": the host's prompt says "say new game to play again") is asked back, as it
+    may be talk ("não quero jogar de novo" answered "não"). None: neither."""
+    said = reading.said
+    if isinstance(said, HeardCommand):
+        if said.command is Command.PASS and said.action is Action.CONFIRM:
+            return replace(said, action=Action.ACCEPT)
+        return None
+    lang = reading.moment.lang
+    joined = vocabulary(lang).join_apostrophes
+    words = [token.key for token in tokenize(reading.text, joined)]
+    if not 0 < len(words) <= MAX_ENDING_WORDS:
+        return None
+    for phrase in ending_phrases(lang):
+        keys = [token.key for token in tokenize(phrase, joined)]
+        inside = any(words[i : i + len(keys)] == keys for i in range(len(words) - len(keys) + 1))
+        if len(keys) >= MIN_INSIDE_WORDS and inside:
+            return HeardCommand(phrase, Action.CONFIRM, 1.0, ending_of(lang, phrase))
+    return None
 
 
 def ending_gap(heard: Heard) -> float | None:
