@@ -661,6 +661,22 @@ def test_once_the_game_is_over_pass_heard_unsure_is_answered_not_asked(lang: str
     assert host.question is None and said.lines[-1] == prompts.text("input.game_over_already")
 
 
+def test_a_lone_bye_over_a_question_is_an_answer_half_heard_not_a_quit() -> None:
+    """ "Did you say pass?" answered "yes", heard "Bye." in a babble game: "Quit now?" replaced the question and
+    the room's "Yes." ended the game. A lone word read as "quit" while a yes-or-no question waits is an
+    answer half heard: "Sorry?" and the question again, once; said again, it is a quit, asked first."""
+    host, said, _game = table("classic-en")
+    host.hear(CLUE["en"])
+    host.hear(Heard("Pass.", 0.3))
+    assert isinstance(host.question, ConfirmCommand) and host.question.command is Command.PASS
+    host.hear(Heard("Bye.", 0.5))
+    assert said.lines[-2] == SORRY["en"]
+    assert isinstance(host.question, ConfirmCommand) and host.question.command is Command.PASS
+    host.hear(Heard("Bye.", 0.5))
+    assert not isinstance(host.question, ConfirmCommand) and host.question is not None  # "Quit now?"
+    assert not host.finished
+
+
 def test_the_addressed_way_asks_a_garbled_quit_back_too() -> None:
     """Said to the host ("apresentador, sair do jogo" heard "saíram do jogo"), a line near "quit" is asked
     back at once as in the open way, and "apresentador, sim" leaves."""

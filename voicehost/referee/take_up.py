@@ -18,6 +18,7 @@ from voicehost.ears.heard import Heard
 from voicehost.referee.attention import Attention, attend, hedged
 from voicehost.understanding import (
     Action,
+    Command,
     HeardClue,
     HeardCommand,
     HeardGuess,
@@ -198,10 +199,13 @@ def unclear_answer(taken: TakenUp, understood: Understanding) -> bool:
     (`MAX_MOVE_WORDS`), no talk, and no other move read in it even against every card (`understood`, heard
     afresh). The question is then asked once more rather than dropped: in a babble game the others' talk
     was asked back as "Clue: drop, 5?", the spymaster's "garden, two" came out "Garden to me." and dropped
-    it, and the spymaster's "no" to it met silence."""
+    it, and the spymaster's "no" to it met silence. A lone word read as "quit" is one too: in an English babble
+    game a "yes" came out "Bye.", "Quit now?" replaced the question, and the room's "Yes." ended the game."""
+    words = taken.reading.text.split()
+    if isinstance(understood, HeardCommand) and understood.command is Command.QUIT:
+        return len(words) == 1
     if taken.form.talk or not isinstance(understood, NotUnderstood):
         return False
-    words = taken.reading.text.split()
     return 0 < len(words) <= MAX_MOVE_WORDS
 
 
