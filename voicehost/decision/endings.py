@@ -31,7 +31,7 @@ def at_game_over(reading: Reading) -> HeardCommand | None:
     """What a line means once the game is over before any scores are weighed: "pass" heard unsure is taken,
     so the host says at once that the game is over instead of asking "Did you say pass?" about a move that
     cannot be made; "new game" or "quit" said inside a short line of the table's own words ("quero jogar de
-    novo", "can we play again": the host's prompt says "say new game to play again") is asked back, as it
+    novo", "I want to play again": the host's prompt says "say new game to play again") is asked back, as it
     may be talk ("não quero jogar de novo" answered "não"). None: neither."""
     said = reading.said
     if isinstance(said, HeardCommand):
