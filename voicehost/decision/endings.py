@@ -17,7 +17,7 @@ from voicehost.ears.heard import Heard
 from voicehost.understanding import Action, HeardCommand, NotUnderstood, Understanding
 from voicehost.understanding.reading import Reading
 from voicehost.understanding.results import Command
-from voicehost.understanding.text import tokenize
+from voicehost.understanding.text import Phrases, keys_of, tokenize
 from voicehost.understanding.vocabulary import ENDINGS, ending_of, ending_phrases, vocabulary
 
 MAX_ENDING_WORDS: Final = 5
@@ -40,13 +40,15 @@ def at_game_over(reading: Reading) -> HeardCommand | None:
         return None
     lang = reading.moment.lang
     joined = vocabulary(lang).join_apostrophes
-    words = [token.key for token in tokenize(reading.text, joined)]
+    words = keys_of(tokenize(reading.text, joined))
     if not 0 < len(words) <= MAX_ENDING_WORDS:
         return None
-    for phrase in ending_phrases(lang):
-        keys = [token.key for token in tokenize(phrase, joined)]
-        inside = any(words[i : i + len(keys)] == keys for i in range(len(words) - len(keys) + 1))
-        if len(keys) >= MIN_INSIDE_WORDS and inside:
+    written = {keys_of(tokenize(phrase, joined)): phrase for phrase in ending_phrases(lang)}
+    inside = Phrases(keys for keys in written if len(keys) >= MIN_INSIDE_WORDS)
+    for start in range(len(words)):
+        length = inside.prefix(words, start)
+        if length:
+            phrase = written[words[start : start + length]]
             return HeardCommand(phrase, Action.CONFIRM, 1.0, ending_of(lang, phrase))
     return None
 
